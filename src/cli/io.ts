@@ -1,0 +1,19 @@
+/**
+ * Everything a command may touch of the outside world, passed in so commands stay testable and
+ * `cli/main.ts` remains the only module that reads `process`.
+ */
+export interface CliIO {
+  /** Write report text to stdout (no newline added). */
+  out(text: string): void;
+  /** Write a diagnostic line to stderr (no newline added). */
+  err(text: string): void;
+  /** Standard input as a stream of UTF-8 chunks. */
+  stdin: AsyncIterable<string | Buffer>;
+  /** Whether stdout / stderr are terminals (colour, progress bars). */
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Environment (NO_COLOR, FORCE_COLOR, …). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Working directory for relative paths. */
+  cwd: string;
+}

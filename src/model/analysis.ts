@@ -1,0 +1,170 @@
+/**
+ * The result of analysing a dump: per-thread states, wait and hold edges, deadlock cycles, hangs
+ * and unresolved waits. Plain data; every reporter (text, JSON, Markdown, DOT, SARIF) reads only
+ * this, so all formats say the same thing.
+ */
+import type { Dump } from './dump.js';
+
+/** `proven`: the text (or gdb, live) shows it. `inferred`: a rule concluded it from frame shapes. */
+export type Evidence = 'proven' | 'inferred';
+
+export type Verdict = 'deadlock' | 'hang' | 'ok';
+
+/**
+ * A thread's key in the analysis: its gdb thread number as a string (`"9"`), or `bt@LINE` for a
+ * backtrace with no thread header that could not be merged into a thread (`"bt@119"`).
+ */
+export type ThreadKey = string;
+
+/**
+ * A resource id, `kind:identity`: `mutex:0x5555555580a0`, `rwlock:0x…`, `julia:gc-stop`,
+ * `orc:lazy-compile`, `py:gil`, `thread-exit:7` (for joins). Addresses are lower-case hex without
+ * leading zeros so the same lock named by two frames is one node.
+ */
+export type ResourceId = string;
+
+/** Where in a backtrace an edge or a site comes from. */
+export interface FrameRef {
+  /** Index into `Dump.backtraces`. */
+  backtrace: number;
+  /** The frame's `#N` level. */
+  level: number;
+  function: string;
+  file: string | null;
+  line: number | null;
+  /** 1-based input line of the frame. */
+  sourceLine: number;
+}
+
+export type EdgeKind =
+  /** thread → resource: the thread blocks until it gets the resource. */
+  | 'waits'
+  /** resource → thread: the thread holds (or will release / fulfil) the resource. */
+  | 'holds'
+  /** thread → thread: an all-of wait, e.g. the GC initiator waits for each GC-unsafe thread. */
+  | 'waits-thread';
+
+export interface Edge {
+  kind: EdgeKind;
+  /** Node ids: `thread:KEY` or `res:RESOURCEID`. */
+  from: string;
+  to: string;
+  evidence: Evidence;
+  /** The rule that produced the edge, or a built-in source: `owner-hint`, `gdb-owner`. */
+  ruleId: string;
+  /** The frame that made the rule fire, when there is one. */
+  site: FrameRef | null;
+  /** One human sentence fragment, e.g. `waits for the lazy compile of a JIT trampoline`. */
+  description: string;
+  /** For `waits-thread` edges from an all-of wait: the state the target is in, e.g. `gc-unsafe`. */
+  viaState?: string;
+  /** True when the wait has a time limit (timed waits never make a hang). */
+  timed?: boolean;
+}
+
+export interface ThreadAnalysis {
+  key: ThreadKey;
+  /** gdb thread number, or null for an unmerged headerless backtrace. */
+  id: number | null;
+  lwp: number | null;
+  ptid: string | null;
+  name: string | null;
+  /** Short machine state, e.g. `gc-initiator`, `gc-parked`, `gc-unsafe-blocked`, `idle`, `blocked`, `running`. */
+  state: string;
+  /** Human phrase for the state, e.g. `parked at a GC safepoint`. */
+  stateText: string;
+  /** Resource ids (and `thread:KEY` for all-of waits) this thread waits for. */
+  waitsFor: string[];
+  /** Resource ids this thread holds. */
+  holds: string[];
+  /** Ids of the rules that fired on this thread, in firing order. */
+  rules: string[];
+  /** The first frame above the wait primitives: where the thread asked for what it waits on. */
+  acquireSite: FrameRef | null;
+  /** Index of the thread's backtrace in `Dump.backtraces`. */
+  backtrace: number;
+  /** Indexes of headerless backtraces merged into this thread (matched by top frames). */
+  merged: number[];
+}
+
+/** One step of a canonical cycle: `from` waits (directly or through `resource`) for `to`. */
+export interface CycleStep {
+  from: ThreadKey;
+  to: ThreadKey;
+  /** The resource between them, or null for a direct `waits-thread` edge. */
+  resource: ResourceId | null;
+  wait: Edge;
+  /** The hold edge `resource → to`, when the step goes through a resource. */
+  hold: Edge | null;
+  /** The sentence a report prints for this step. */
+  text: string;
+}
+
+export interface Deadlock {
+  /** Thread keys in the cycle's strongly connected component, sorted by thread number. */
+  threads: ThreadKey[];
+  /** One concrete cycle, rotated to start at the lowest thread number. */
+  cycle: CycleStep[];
+  /** Resources on the cycle, sorted. */
+  resources: ResourceId[];
+  /** `proven` only when every edge of the cycle is proven. */
+  evidence: Evidence;
+  /** E.g. `deadlock: Julia GC stop-the-world ↔ LLVM ORC lazy compile`. */
+  title: string;
+  /** Short stable hash of normalised acquire sites and resource kinds (no addresses or numbers). */
+  signature: string;
+  explanation: string;
+  fix: string;
+  /** Rule ids behind the cycle's edges and its explanation, sorted. */
+  rules: string[];
+  /** Threads not in the cycle that wait, directly or transitively, on it. Sorted. */
+  blockedBehind: ThreadKey[];
+}
+
+/** A wait whose holder is not known from the input. */
+export interface UnresolvedWait {
+  thread: ThreadKey;
+  resource: ResourceId;
+  description: string;
+  ruleId: string;
+  site: FrameRef | null;
+  /** The gdb command that would settle who holds it, when one exists. */
+  gdbCommand: string | null;
+}
+
+/** A fact about who holds a resource, from the text (`print` output) or asked of gdb live. */
+export interface OwnerFact {
+  resource: ResourceId;
+  /** The holder as gdb names it; at least one field is set. */
+  holder: { lwp?: number; ptid?: string; threadId?: number };
+  origin: 'text' | 'gdb';
+  /** What was asked (`print ((pthread_mutex_t *) 0x…)->__data.__owner`) and gdb's answer, when live. */
+  query: string | null;
+  answer: string | null;
+  sourceLine: number | null;
+}
+
+export interface AnalysisStats {
+  lines: number;
+  backtraces: number;
+  threads: number;
+  frames: number;
+  ignoredLines: number;
+}
+
+export interface Analysis {
+  schemaVersion: 1;
+  verdict: Verdict;
+  deadlocks: Deadlock[];
+  /** Threads that wait with no time limit on something whose holder is unknown or blocked (verdict `hang`). */
+  hung: ThreadKey[];
+  threads: ThreadAnalysis[];
+  edges: Edge[];
+  unresolved: UnresolvedWait[];
+  facts: OwnerFact[];
+  /** Things the reader should know about how the input was read, e.g. merged backtraces, caps. */
+  notes: string[];
+  stats: AnalysisStats;
+  /** The parsed input, so reporters can print stacks. */
+  dump: Dump;
+}

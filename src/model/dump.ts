@@ -1,0 +1,151 @@
+/**
+ * The parsed form of a gdb text dump: what `waitgraph parse` prints and what every later stage
+ * reads. Plain data only (JSON-serialisable, no classes), so it can be printed, stored as a golden
+ * file and rebuilt by tests without going through the parser.
+ */
+
+/** One `name=value` of a frame's argument list, e.g. `mutex=0x78411d5ca900 <safepoint_lock>`. */
+export interface FrameArg {
+  /** `mutex`; for `sig@entry=6` the name is `sig` and `entry` is `"only"`. */
+  name: string;
+  /** The value as printed, without the name: `0x78411d5ca900 <safepoint_lock>`, `<optimized out>`. */
+  value: string;
+  /**
+   * gdb's entry-value annotations: `n=n@entry=5` → `"equal"`; a lone `n@entry=5` → `"only"`.
+   * Absent for a plain argument.
+   */
+  entry?: 'equal' | 'only';
+}
+
+/** A local variable printed by `bt full` under its frame (`        i = 0`). */
+export interface FrameLocal {
+  name: string;
+  /** The value, with multi-line values joined by `\n`. */
+  value: string;
+  sourceLine: number;
+}
+
+/**
+ * What kind of frame line this was. `normal` covers `#N [pc in] NAME (ARGS) [at F:L | from LIB]`;
+ * the others are gdb's pseudo frames (`<signal handler called>`, `<function called from gdb>`,
+ * `<cross-architecture call>`).
+ */
+export type FrameKind = 'normal' | 'sigtramp' | 'dummy' | 'arch';
+
+export interface Frame {
+  /** The `#N` level as printed. Levels need not be contiguous (elision, `bt -N`). */
+  level: number;
+  /** `0x000078411e0524e9`, or null when gdb printed no address (inlined call site, line start). */
+  pc: string | null;
+  /** The function as printed, templates and all; `??` when gdb knew no symbol. */
+  function: string;
+  /** Parsed arguments in print order; empty for `()` and for `(...)` presence mode. */
+  args: FrameArg[];
+  /** `at FILE:LINE`: the file, or null. Windows paths keep their drive colon. */
+  file: string | null;
+  line: number | null;
+  /** `from LIB` (or the frame-filter `at LIB` with no line): the shared object, or null. */
+  library: string | null;
+  /**
+   * True when this frame was inlined into its caller: gdb prints the caller of an inlined frame
+   * (the next outer frame) without a pc. Computed after the whole backtrace is read.
+   */
+  inlined: boolean;
+  kind: FrameKind;
+  /**
+   * True when the line ended before its argument list closed (a paste cut mid-frame, e.g.
+   * `#3  0x000078411d0b4735 in jl_safepoin`); the fields hold what could be read.
+   */
+  incomplete: boolean;
+  /** 1-based input line where the frame starts (its `#N`). */
+  sourceLine: number;
+  /** Further input lines joined into this frame (wrapped args, `   from LIB`), 1-based. */
+  continuationLines?: number[];
+  /** `bt full` locals under this frame, if any were printed. */
+  locals?: FrameLocal[];
+}
+
+/** The thread a backtrace belongs to, from its `Thread N (…):` header. */
+export interface ThreadInfo {
+  /** gdb's thread number N (for `Thread 2.4` the thread part, 4). */
+  id: number;
+  /** gdb's id as printed, `9` or `2.4` (inferior.thread). */
+  gdbId: string;
+  /** The pthread_t from `Thread 0x7840ebe006c0 (LWP …)`, lower-case hex, or null. */
+  ptid: string | null;
+  /** Kernel thread id from `(LWP n)`, or `process n` for single-threaded targets, or null. */
+  lwp: number | null;
+  /** The quoted thread name (may be empty), or null when none was printed. */
+  name: string | null;
+  /** The whole target id text between the outer parentheses, for display and odd targets. */
+  targetId: string;
+  /** gdb's extra info group, e.g. `Exiting`, or null. */
+  extra: string | null;
+}
+
+/** A gap the input shows between two frame levels: an elided `...` line or a jump in levels. */
+export interface FrameGap {
+  /** Level of the frame before the gap, and after it. */
+  afterLevel: number;
+  beforeLevel: number;
+  /** 1-based input line of the elision marker, or of the frame after the jump. */
+  sourceLine: number;
+}
+
+export interface Backtrace {
+  /** The header this backtrace followed, or null for a plain `bt` with no thread header. */
+  thread: ThreadInfo | null;
+  /** 1-based input line of the header (or of the first frame when there is no header). */
+  startLine: number;
+  /** Last 1-based input line that belongs to this backtrace. */
+  endLine: number;
+  /**
+   * True when gdb or the paste shows frames are missing at the outer end:
+   * `(More stack frames follow...)`, a pager `q`/`Quit`, a cut-off frame, or the input's end.
+   */
+  truncated: boolean;
+  /** Why the unwinder stopped, from `Backtrace stopped: …`, or null. */
+  stopReason: string | null;
+  frames: Frame[];
+  gaps: FrameGap[];
+}
+
+/**
+ * gdb `print` output that names a lock owner, kept so analysis can add a proven hold edge:
+ * `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, …`.
+ */
+export interface OwnerHint {
+  /** The printed expression when the input shows it (`p *(pthread_mutex_t *) 0x5555…`), else null. */
+  expression: string | null;
+  /** The lock's address when the expression or the dump names one, else null. */
+  address: string | null;
+  /** Which owner field: `__owner` (mutex) or `__cur_writer` (rwlock). */
+  field: '__owner' | '__cur_writer';
+  /** The owner's LWP as printed (0 means unlocked / no writer). */
+  ownerLwp: number;
+  sourceLine: number;
+}
+
+/** An input line that is not part of the model, with why, so nothing is silently dropped. */
+export interface IgnoredLine {
+  /** 1-based input line number. */
+  line: number;
+  /** The line's text after normalisation (colour and pager prompts removed). */
+  text: string;
+}
+
+export interface DumpStats {
+  /** Number of input lines (a final line without `\n` counts; an empty input has 0). */
+  lines: number;
+  backtraces: number;
+  frames: number;
+  ignoredLines: number;
+}
+
+export interface Dump {
+  schemaVersion: 1;
+  backtraces: Backtrace[];
+  ownerHints: OwnerHint[];
+  ignored: IgnoredLine[];
+  stats: DumpStats;
+}
