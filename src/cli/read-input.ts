@@ -1,0 +1,122 @@
+/**
+ * Reads the dump a command was given (a path, `-` or nothing for stdin) as a stream of decoded
+ * text chunks, after checking that it is worth parsing: it exists, is a regular file, is not
+ * binary and is not empty. Each failed check throws an InputError with one clear line.
+ *
+ * Decoding is streaming UTF-8 (TextDecoder with `stream: true`), so a character split across two
+ * chunks comes out whole; invalid bytes become U+FFFD instead of throwing.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CliIO } from './io.js';
+import { InputError } from '../errors.js';
+
+/** How many leading bytes the binary check looks at. */
+export const SNIFF_BYTES = 8192;
+
+/** Reads big files in large pieces: fewer chunks, less per-chunk overhead in the parser. */
+const READ_CHUNK_BYTES = 1 << 20;
+
+/**
+ * True when `bytes` (the start of an input) looks binary: it holds a NUL byte (also what UTF-16
+ * text looks like) or more than a tenth of it is control bytes that text does not contain.
+ */
+export function looksBinary(bytes: Uint8Array): boolean {
+  let control = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0) return true;
+    // TAB, LF, VT, FF, CR and ESC (colour codes) are normal in terminal logs.
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0b && b !== 0x0c && b !== 0x0d && b !== 0x1b && b !== 0x08) control++;
+  }
+  return bytes.length > 0 && control * 10 > bytes.length;
+}
+
+/** A short name for messages: the path as the user typed it, or `standard input`. */
+function describe(pathOrDash: string | undefined): string {
+  return pathOrDash === undefined || pathOrDash === '-' ? 'standard input' : pathOrDash;
+}
+
+/** Checks a path before opening it, so a missing file or a directory gives a clear message. */
+function checkPath(path: string, cwd: string): string {
+  const full = resolve(cwd, path);
+  let stats;
+  try {
+    stats = statSync(full);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new InputError(`no such file: ${path}`);
+    if (code === 'EACCES' || code === 'EPERM') throw new InputError(`cannot read ${path}: permission denied`);
+    throw new InputError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  if (stats.isDirectory()) throw new InputError(`${path} is a directory, not a gdb dump`);
+  return full;
+}
+
+function toBytes(chunk: string | Buffer | Uint8Array): Uint8Array {
+  return typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+}
+
+/**
+ * The input as decoded text chunks. Path checks happen when this is called; the binary and
+ * empty-input checks happen on the first bytes read, before any text is yielded.
+ */
+export function readInputChunks(pathOrDash: string | undefined, io: CliIO): AsyncIterable<string> {
+  const name = describe(pathOrDash);
+  let source: AsyncIterable<string | Buffer | Uint8Array>;
+  if (pathOrDash === undefined || pathOrDash === '-') {
+    source = io.stdin;
+  } else {
+    const full = checkPath(pathOrDash, io.cwd);
+    source = createReadStream(full, { highWaterMark: READ_CHUNK_BYTES });
+  }
+  return decodeChecked(source, name);
+}
+
+async function* decodeChecked(source: AsyncIterable<string | Buffer | Uint8Array>, name: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  const head: Uint8Array[] = [];
+  let headBytes = 0;
+  let checked = false;
+  let total = 0;
+  try {
+    for await (const raw of source) {
+      const bytes = toBytes(raw);
+      total += bytes.length;
+      if (!checked) {
+        head.push(bytes);
+        headBytes += bytes.length;
+        if (headBytes < SNIFF_BYTES) continue;
+        checkHead(Buffer.concat(head), name);
+        checked = true;
+        for (const piece of head) {
+          const text = decoder.decode(piece, { stream: true });
+          if (text) yield text;
+        }
+        head.length = 0;
+        continue;
+      }
+      const text = decoder.decode(bytes, { stream: true });
+      if (text) yield text;
+    }
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`cannot read ${name}: ${(error as Error).message}`);
+  }
+  if (!checked) {
+    if (total === 0) throw new InputError(`empty input: ${name} holds no text`);
+    checkHead(Buffer.concat(head), name);
+    for (const piece of head) {
+      const text = decoder.decode(piece, { stream: true });
+      if (text) yield text;
+    }
+  }
+  const tail = decoder.decode();
+  if (tail) yield tail;
+}
+
+function checkHead(bytes: Uint8Array, name: string): void {
+  if (looksBinary(bytes.subarray(0, SNIFF_BYTES))) {
+    throw new InputError(`${name} looks like a binary file, not gdb text output`);
+  }
+}
