@@ -1,0 +1,29 @@
+/**
+ * `npm run fixtures:capture`: re-captures every test program's dump into fixtures/live —
+ * `<name>.txt` with libc debug symbols, `<name>.nodebug.txt` with them hidden — so the dump-only
+ * tests also run where gdb cannot attach. Does nothing unless run with `--write` (node's test
+ * runner loads every file under dist/test, and this must not capture during `npm test`).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROGRAMS } from './programs.js';
+import { buildPrograms, captureBacktraces, LIVE_FIXTURES, liveSkipReason, normaliseCapture, withProgram } from './harness.js';
+
+export async function captureAll(log: (line: string) => void): Promise<void> {
+  const reason = await liveSkipReason();
+  if (reason) throw new Error(`cannot capture: ${reason}`);
+  const dir = await buildPrograms();
+  for (const spec of PROGRAMS) {
+    await withProgram(spec.name, async (p) => {
+      const full = await captureBacktraces(p.pid);
+      const bare = await captureBacktraces(p.pid, { hideLibcDebug: true });
+      writeFileSync(join(LIVE_FIXTURES, `${spec.name}.txt`), normaliseCapture(full, dir));
+      writeFileSync(join(LIVE_FIXTURES, `${spec.name}.nodebug.txt`), normaliseCapture(bare, dir));
+      log(`captured ${spec.name} (pid ${p.pid})`);
+    });
+  }
+}
+
+if (process.argv.includes('--write')) {
+  await captureAll((line) => console.log(line));
+}
