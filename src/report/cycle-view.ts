@@ -1,0 +1,183 @@
+/**
+ * What the graph-shaped reports (Markdown, Mermaid, DOT, SARIF) need from an Analysis, computed
+ * once so they cannot disagree: the edges inside a deadlock (waiter → resource → holder rows),
+ * node ids, and short labels. Pure functions over the model; no formatting here.
+ */
+import type { Analysis, Deadlock, Edge, FrameRef, ResourceId, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
+
+/** A node id of `Edge.from` / `Edge.to`, split into its kind and key. */
+export type NodeRef = { kind: 'thread'; key: ThreadKey } | { kind: 'resource'; key: ResourceId };
+
+export function parseNodeId(id: string): NodeRef {
+  if (id.startsWith('thread:')) return { kind: 'thread', key: id.slice('thread:'.length) };
+  if (id.startsWith('res:')) return { kind: 'resource', key: id.slice('res:'.length) };
+  // Unknown prefixes are drawn as resources rather than dropped, so nothing silently disappears.
+  return { kind: 'resource', key: id };
+}
+
+export const threadNodeId = (key: ThreadKey): string => `thread:${key}`;
+export const resourceNodeId = (id: ResourceId): string => `res:${id}`;
+
+/** One "waiter waits for (resource) held by holder" fact between two threads of a deadlock. */
+export interface DeadlockRow {
+  waiter: ThreadKey;
+  /** Null for a direct thread → thread wait (an all-of wait such as the GC's). */
+  resource: ResourceId | null;
+  holder: ThreadKey;
+  wait: Edge;
+  hold: Edge | null;
+  /** True when the row is a step of the deadlock's canonical cycle. */
+  onCycle: boolean;
+}
+
+/**
+ * Every wait inside the deadlock's strongly connected component, not only the canonical cycle's
+ * steps: in the founding case the cycle is 7 → 9 → 7, but thread 8 waits the same way and belongs
+ * in the table. Canonical steps come first, in cycle order; the rest follow by waiter, resource,
+ * holder.
+ */
+export function deadlockRows(analysis: Analysis, deadlock: Deadlock): DeadlockRow[] {
+  const members = new Set(deadlock.threads);
+  const rows: DeadlockRow[] = deadlock.cycle.map((step) => ({
+    waiter: step.from,
+    resource: step.resource,
+    holder: step.to,
+    wait: step.wait,
+    hold: step.hold,
+    onCycle: true,
+  }));
+  const seen = new Set(rows.map(rowKey));
+  const holdsByResource = new Map<string, Edge[]>();
+  for (const edge of analysis.edges) {
+    if (edge.kind !== 'holds') continue;
+    const list = holdsByResource.get(edge.from) ?? [];
+    list.push(edge);
+    holdsByResource.set(edge.from, list);
+  }
+  const extra: DeadlockRow[] = [];
+  for (const edge of analysis.edges) {
+    const from = parseNodeId(edge.from);
+    if (from.kind !== 'thread' || !members.has(from.key)) continue;
+    const to = parseNodeId(edge.to);
+    if (edge.kind === 'waits-thread' && to.kind === 'thread' && members.has(to.key)) {
+      extra.push({ waiter: from.key, resource: null, holder: to.key, wait: edge, hold: null, onCycle: false });
+    } else if (edge.kind === 'waits' && to.kind === 'resource') {
+      for (const hold of holdsByResource.get(edge.to) ?? []) {
+        const holder = parseNodeId(hold.to);
+        if (holder.kind === 'thread' && members.has(holder.key)) {
+          extra.push({ waiter: from.key, resource: to.key, holder: holder.key, wait: edge, hold, onCycle: false });
+        }
+      }
+    }
+  }
+  extra.sort(compareRows);
+  for (const row of extra) {
+    const key = rowKey(row);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function rowKey(row: Pick<DeadlockRow, 'waiter' | 'resource' | 'holder'>): string {
+  return `${row.waiter}\u0000${row.resource ?? ''}\u0000${row.holder}`;
+}
+
+function compareRows(a: DeadlockRow, b: DeadlockRow): number {
+  return (
+    compareThreadKeys(a.waiter, b.waiter) ||
+    compareText(a.resource ?? '', b.resource ?? '') ||
+    compareThreadKeys(a.holder, b.holder)
+  );
+}
+
+/** Plain code-unit order: locale-independent, so output is the same on every machine. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Thread numbers numerically, then headerless `bt@LINE` keys by line. */
+export function compareThreadKeys(a: ThreadKey, b: ThreadKey): number {
+  const na = threadKeyOrder(a);
+  const nb = threadKeyOrder(b);
+  return na[0] - nb[0] || na[1] - nb[1] || compareText(a, b);
+}
+
+function threadKeyOrder(key: ThreadKey): [number, number] {
+  if (/^\d+$/.test(key)) return [0, Number(key)];
+  const headerless = /^bt@(\d+)$/.exec(key);
+  if (headerless) return [1, Number(headerless[1])];
+  return [2, 0];
+}
+
+/** `thread 9` or `backtrace at line 119`; the key is what the user can find in the dump. */
+export function threadTitle(key: ThreadKey): string {
+  const headerless = /^bt@(\d+)$/.exec(key);
+  return headerless ? `backtrace at line ${headerless[1]}` : `thread ${key}`;
+}
+
+/** `thread 9 (LWP 45438) "julia"`: the title plus what gdb printed to identify it. */
+export function threadLongTitle(thread: ThreadAnalysis): string {
+  let text = threadTitle(thread.key);
+  if (thread.lwp !== null) text += ` (LWP ${thread.lwp})`;
+  if (thread.name) text += ` "${thread.name}"`;
+  return text;
+}
+
+/** Lists thread keys as `7, 8, 9` (numbers only, as gdb users say them). */
+export function threadList(keys: readonly ThreadKey[]): string {
+  return keys.map((key) => (/^\d+$/.test(key) ? key : threadTitle(key))).join(', ');
+}
+
+/** `jl_gc_wait_for_the_world at src/gc.c:241`, or the function alone when no source is known. */
+export function siteText(site: FrameRef | null): string {
+  if (!site) return '';
+  if (site.file && site.line !== null) return `${site.function} at ${site.file}:${site.line}`;
+  if (site.file) return `${site.function} at ${site.file}`;
+  return site.function;
+}
+
+/** `src/gc.c:241`, or null. */
+export function siteLocation(site: FrameRef | null): string | null {
+  if (!site?.file) return null;
+  return site.line !== null ? `${site.file}:${site.line}` : site.file;
+}
+
+export function threadsByKey(analysis: Analysis): Map<ThreadKey, ThreadAnalysis> {
+  return new Map(analysis.threads.map((thread) => [thread.key, thread]));
+}
+
+/** The one-line summary every format starts with. */
+export function verdictLine(analysis: Analysis): string {
+  switch (analysis.verdict) {
+    case 'deadlock': {
+      const count = analysis.deadlocks.length;
+      if (count === 1) {
+        const deadlock = analysis.deadlocks[0]!;
+        return `${capitalise(deadlock.title)} (threads ${threadList(deadlock.threads)})`;
+      }
+      return `${count} deadlocks found`;
+    }
+    case 'hang':
+      return `Hang: ${analysis.hung.length === 1 ? 'thread' : 'threads'} ${threadList(analysis.hung)} ${analysis.hung.length === 1 ? 'waits' : 'wait'} with no time limit on something that is not released`;
+    case 'ok':
+      return `No deadlock found among ${analysis.stats.threads} ${analysis.stats.threads === 1 ? 'thread' : 'threads'}`;
+  }
+}
+
+export function capitalise(text: string): string {
+  return text.length === 0 ? text : text[0]!.toUpperCase() + text.slice(1);
+}
+
+/** Short edge label for graphs: `waits`, `holds`, `waits for all gc-unsafe`. */
+export function edgeVerb(edge: Edge): string {
+  switch (edge.kind) {
+    case 'waits':
+      return edge.timed ? 'waits (timed)' : 'waits for';
+    case 'holds':
+      return 'held by';
+    case 'waits-thread':
+      return edge.viaState ? `waits for (${edge.viaState})` : 'waits for';
+  }
+}

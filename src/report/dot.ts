@@ -1,0 +1,54 @@
+/**
+ * Graphviz DOT of the wait-for graph: threads are ellipses, resources boxes, the deadlock red and
+ * bold, inferred edges dashed, resources nobody is known to hold dashed with "holder unknown".
+ * Node ids are the model's ids, quoted, so the DOT reads like the JSON report. Deterministic: the
+ * order comes from the graph view, and nothing depends on time or locale.
+ */
+import type { Analysis } from '../model/analysis.js';
+import { verdictLine } from './cycle-view.js';
+import { wholeGraphView, type GraphView } from './graph-view.js';
+
+const RED = '#d62728';
+
+export function renderDot(analysis: Analysis): string {
+  return dotFromView(wholeGraphView(analysis), verdictLine(analysis));
+}
+
+export function dotFromView(view: GraphView, title: string): string {
+  const lines = [
+    'digraph waitgraph {',
+    `  graph [rankdir=LR, label=${quote(title)}, labelloc=t, fontname="Helvetica", fontsize=14, nodesep=0.4, ranksep=0.6];`,
+    '  node [fontname="Helvetica", fontsize=11];',
+    '  edge [fontname="Helvetica", fontsize=9];',
+  ];
+  if (view.nodes.length === 0) lines.push(`  empty [shape=plaintext, label="no thread waits for anything"];`);
+  for (const node of view.nodes) {
+    const attrs: string[] = [`label=${quote(node.label.join('\n'))}`];
+    attrs.push(node.kind === 'thread' ? 'shape=ellipse' : 'shape=box');
+    if (node.kind === 'resource') attrs.push(node.holderUnknown ? 'style="rounded,dashed"' : 'style="rounded,filled", fillcolor="#f4f4f4"');
+    if (node.inDeadlock) attrs.push(`color="${RED}"`, 'penwidth=2.5', `fontcolor="${RED}"`);
+    lines.push(`  ${quote(node.id)} [${attrs.join(', ')}];`);
+  }
+  for (const edge of view.edges) {
+    const attrs: string[] = [`label=${quote(edge.label)}`];
+    if (edge.evidence === 'inferred') attrs.push('style=dashed');
+    if (edge.inDeadlock) attrs.push(`color="${RED}"`, `fontcolor="${RED}"`, 'penwidth=2.5');
+    lines.push(`  ${quote(edge.from)} -> ${quote(edge.to)} [${attrs.join(', ')}];`);
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A DOT double-quoted string. Backslash is doubled first: in a label DOT reads `\l`, `\N`, `\G`
+ * as escapes, and a C++ name or a Windows path may hold any of them. Newlines become `\n`
+ * (centred line breaks).
+ */
+export function quote(text: string): string {
+  const body = text
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(/\r?\n/g, '\\n')
+    .replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return `"${body}"`;
+}

@@ -1,0 +1,176 @@
+/**
+ * panicparse-style buckets: threads whose stacks are alike are shown once, as
+ * "5 threads parked at a GC safepoint: 1, 3, 4, 5, 6" with the shared stack under it. Used by the
+ * text and Markdown reports.
+ *
+ * How alike two stacks must be:
+ * - `exact`: the same frames: function, file:line and library of every frame, in order. Argument
+ *   values and pcs are ignored, because they hold per-thread pointers (panicparse's default,
+ *   "AnyPointer", makes the same choice).
+ * - `functions`: the same function names in order (file, line and library may differ, e.g. two
+ *   builds of one library).
+ *
+ * Both modes also require the same analysed state, so a bucket's label is true of every member.
+ * A truncated stack (a paste cut mid-frame, `(More stack frames follow...)`) joins a bucket whose
+ * stack starts with everything it shows, a cut-off last function name matching as a prefix: thread
+ * 1 of the founding dump, cut at `jl_safepoin`, is parked exactly like threads 3–6.
+ */
+import type { Backtrace, Dump, Frame } from '../model/dump.js';
+import type { Analysis, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
+import { compareThreadKeys } from './cycle-view.js';
+
+export type GroupMode = 'exact' | 'functions';
+export const GROUP_MODES: readonly GroupMode[] = ['exact', 'functions'];
+
+export interface ThreadGroup {
+  /** Members, sorted by thread number; never empty. */
+  threads: ThreadKey[];
+  state: string;
+  stateText: string;
+  /** The member whose stack is shown: the one with the most frames (lowest number on ties). */
+  representative: ThreadKey;
+  /** The shown stack: the representative's backtrace (and the backtraces merged into it). */
+  backtraces: Backtrace[];
+}
+
+/** Frames the stack is compared on: the thread's backtrace followed by merged headerless ones. */
+export function threadFrames(dump: Dump, thread: ThreadAnalysis): Frame[] {
+  return threadBacktraces(dump, thread).flatMap((bt) => bt.frames);
+}
+
+export function threadBacktraces(dump: Dump, thread: ThreadAnalysis): Backtrace[] {
+  const indexes = [thread.backtrace, ...thread.merged];
+  return indexes.map((index) => dump.backtraces[index]).filter((bt): bt is Backtrace => bt !== undefined);
+}
+
+function frameKey(frame: Frame, mode: GroupMode): string {
+  if (mode === 'functions') return frame.function;
+  return [frame.function, frame.file ?? '', frame.line ?? '', frame.library ?? '', frame.kind].join('\u0001');
+}
+
+interface Candidate {
+  thread: ThreadAnalysis;
+  frames: Frame[];
+  truncated: boolean;
+}
+
+/**
+ * Groups every thread of the analysis. Groups are ordered by their lowest member, so the order
+ * follows the thread numbers the reader knows from the dump.
+ */
+export function groupThreads(analysis: Analysis, mode: GroupMode): ThreadGroup[] {
+  const candidates: Candidate[] = [...analysis.threads]
+    .sort((a, b) => compareThreadKeys(a.key, b.key))
+    .map((thread) => {
+      const backtraces = threadBacktraces(analysis.dump, thread);
+      return {
+        thread,
+        frames: backtraces.flatMap((bt) => bt.frames),
+        truncated: backtraces.some((bt) => bt.truncated || bt.frames.some((f) => f.incomplete)),
+      };
+    });
+
+  // 1. Exact-key buckets.
+  const buckets = new Map<string, Candidate[]>();
+  for (const candidate of candidates) {
+    const key = `${candidate.thread.state}\u0002${candidate.frames.map((f) => frameKey(f, mode)).join('\u0002')}`;
+    const bucket = buckets.get(key);
+    if (bucket) bucket.push(candidate);
+    else buckets.set(key, [candidate]);
+  }
+
+  // 2. A truncated stack with a bucket of its own joins the largest bucket it is a prefix of.
+  const entries = [...buckets.values()];
+  const merged = new Set<Candidate[]>();
+  for (const bucket of entries) {
+    const sample = bucket[0]!;
+    if (!sample.truncated) continue;
+    let best: Candidate[] | null = null;
+    for (const other of entries) {
+      if (other === bucket || merged.has(other)) continue;
+      const target = other[0]!;
+      if (target.thread.state !== sample.thread.state) continue;
+      if (target.frames.length <= sample.frames.length) continue;
+      if (!isPrefixStack(sample.frames, target.frames, mode)) continue;
+      if (!best || other.length > best.length) best = other;
+    }
+    if (best) {
+      best.push(...bucket);
+      merged.add(bucket);
+    }
+  }
+
+  const groups = entries
+    .filter((bucket) => !merged.has(bucket))
+    .map((bucket): ThreadGroup => {
+      const members = [...bucket].sort((a, b) => compareThreadKeys(a.thread.key, b.thread.key));
+      const representative = members.reduce((best, c) => (c.frames.length > best.frames.length ? c : best), members[0]!);
+      return {
+        threads: members.map((c) => c.thread.key),
+        state: representative.thread.state,
+        stateText: representative.thread.stateText,
+        representative: representative.thread.key,
+        backtraces: threadBacktraces(analysis.dump, representative.thread),
+      };
+    });
+  return groups.sort((a, b) => compareThreadKeys(a.threads[0]!, b.threads[0]!));
+}
+
+/** True when `short` shows a leading part of `long`; a cut-off last frame matches by name prefix. */
+function isPrefixStack(short: Frame[], long: Frame[], mode: GroupMode): boolean {
+  for (let i = 0; i < short.length; i++) {
+    const a = short[i]!;
+    const b = long[i]!;
+    if (a.incomplete) {
+      // The cut may fall anywhere in the line, so only the name is comparable.
+      if (!b.function.startsWith(a.function) || a.function.length === 0) return false;
+      return i === short.length - 1;
+    }
+    if (frameKey(a, mode) !== frameKey(b, mode)) return false;
+  }
+  return true;
+}
+
+/**
+ * One frame as gdb would print it (`#2  0x… in uv_cond_wait (cond=0x…) at src/unix/thread.c:883`),
+ * rebuilt from the model so a grouped stack reads like the dump.
+ */
+export function formatFrame(frame: Frame): string {
+  let text = `#${frame.level}`.padEnd(3) + ' ';
+  if (frame.pc) text += `${frame.pc} in `;
+  text += frame.function;
+  if (frame.kind === 'normal') {
+    text += ` (${frame.args.map((a) => `${a.name}${a.entry === 'only' ? '@entry' : ''}=${a.value}`).join(', ')})`;
+    if (frame.incomplete) text = text.slice(0, -1) + '…';
+  }
+  if (frame.file) text += ` at ${frame.file}${frame.line !== null ? `:${frame.line}` : ''}`;
+  else if (frame.library) text += ` from ${frame.library}`;
+  return text;
+}
+
+/**
+ * A backtrace's lines for display: its frames, gdb's elision `...` where levels jump, and a last
+ * line saying why the stack ends early when it does.
+ */
+export function formatBacktrace(backtrace: Backtrace): string[] {
+  const lines: string[] = [];
+  const gapsBefore = new Set(backtrace.gaps.map((gap) => gap.beforeLevel));
+  backtrace.frames.forEach((frame, index) => {
+    if (index > 0 && gapsBefore.has(frame.level)) lines.push('...');
+    lines.push(formatFrame(frame));
+  });
+  if (backtrace.stopReason) lines.push(`Backtrace stopped: ${backtrace.stopReason}`);
+  else if (backtrace.truncated) lines.push('(more frames not in the dump)');
+  return lines;
+}
+
+/** `5 threads parked at a GC safepoint: 1, 3, 4, 5, 6` or `thread 9: runs a GC …`. */
+export function groupTitle(group: ThreadGroup): string {
+  const list = group.threads.map((key) => (/^\d+$/.test(key) ? key : key.replace(/^bt@/, 'backtrace at line '))).join(', ');
+  if (group.threads.length === 1) {
+    const key = group.threads[0]!;
+    const name = /^\d+$/.test(key) ? `thread ${key}` : list;
+    return `${name}: ${group.stateText}`;
+  }
+  return `${group.threads.length} threads ${group.stateText}: ${list}`;
+}

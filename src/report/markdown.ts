@@ -1,0 +1,167 @@
+/**
+ * The Markdown report: pasted into a GitHub or GitLab issue, it renders as a verdict heading, the
+ * deadlock's edges as a table, a Mermaid picture of the cycle, the fix, and every thread's stack
+ * folded in `<details>` (grouped, so 60 identical workers take one block).
+ *
+ * Strings from the dump (function names, paths, thread names, resource ids) are escaped for the
+ * context they land in: inline code (with `|` escaped inside tables), HTML (`<summary>`), or a
+ * fence longer than any backtick run in the stack. Rule-authored text (explanation, fix) keeps its
+ * `code spans` but cannot inject HTML.
+ */
+import type { Analysis, Deadlock, ThreadAnalysis } from '../model/analysis.js';
+import {
+  capitalise,
+  deadlockRows,
+  siteText,
+  threadList,
+  threadsByKey,
+  threadTitle,
+  verdictLine,
+} from './cycle-view.js';
+import { formatBacktrace, groupThreads, groupTitle, threadBacktraces, type GroupMode } from './group.js';
+import { mermaidForDeadlock } from './mermaid.js';
+
+export interface MarkdownOptions {
+  /** How alike stacks must be to share a `<details>` block. Default `functions`. */
+  group?: GroupMode;
+}
+
+export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}): string {
+  const out: string[] = [];
+  const threads = threadsByKey(analysis);
+  out.push(`## ${escapeText(verdictLine(analysis))}`, '');
+
+  if (analysis.deadlocks.length === 1) {
+    out.push(...deadlockSection(analysis, analysis.deadlocks[0]!, threads, null));
+  } else {
+    analysis.deadlocks.forEach((deadlock, index) => {
+      out.push(...deadlockSection(analysis, deadlock, threads, index + 1));
+    });
+  }
+
+  if (analysis.hung.length > 0) {
+    out.push(`### Hung threads`, '');
+    for (const key of analysis.hung) {
+      const thread = threads.get(key);
+      out.push(`- **${escapeText(threadTitle(key))}** ${escapeText(thread?.stateText ?? '')}${thread?.acquireSite ? ` in ${code(siteText(thread.acquireSite))}` : ''}`);
+    }
+    out.push('');
+  }
+
+  if (analysis.unresolved.length > 0) {
+    out.push('### Waits with no known holder', '');
+    for (const wait of analysis.unresolved) {
+      let line = `- **${escapeText(threadTitle(wait.thread))}** ${escapeText(wait.description)} (${code(wait.resource)}, rule ${code(wait.ruleId)})`;
+      if (wait.gdbCommand) line += `; ask gdb: ${code(wait.gdbCommand)}`;
+      out.push(line);
+    }
+    out.push('');
+  }
+
+  out.push('### Threads', '');
+  // The deadlock's and hung threads' stacks first: they are what the reader came for.
+  const important = new Set([...analysis.deadlocks.flatMap((d) => d.threads), ...analysis.hung]);
+  const groups = groupThreads(analysis, options.group ?? 'functions');
+  const ordered = [...groups.filter((g) => g.threads.some((k) => important.has(k))), ...groups.filter((g) => !g.threads.some((k) => important.has(k)))];
+  for (const group of ordered) {
+    const representative = threads.get(group.representative)!;
+    out.push(...detailsBlock(groupTitle(group), stackLines(analysis, representative)));
+  }
+
+  out.push('### Input', '');
+  const s = analysis.stats;
+  out.push(`${s.lines} lines, ${s.backtraces} backtraces, ${s.threads} threads, ${s.frames} frames; ${s.ignoredLines} ${s.ignoredLines === 1 ? 'line' : 'lines'} not part of any backtrace.`);
+  for (const note of analysis.notes) out.push(`- ${escapeRuleText(note)}`);
+  out.push('');
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+function deadlockSection(
+  analysis: Analysis,
+  deadlock: Deadlock,
+  threads: Map<string, ThreadAnalysis>,
+  number: number | null,
+): string[] {
+  const out: string[] = [];
+  if (number !== null) out.push(`### ${number}. ${escapeText(capitalise(deadlock.title))}`, '');
+  out.push(
+    `Threads **${threadList(deadlock.threads)}** wait for each other. Evidence: **${deadlock.evidence}**` +
+      `${deadlock.evidence === 'inferred' ? ' (from frame rules; no owner was read from memory)' : ''}. Signature: ${code(deadlock.signature)}.`,
+    '',
+  );
+  out.push(escapeRuleText(deadlock.explanation), '');
+
+  out.push('| Thread | waits for | held by | evidence | where it waits |', '| --- | --- | --- | --- | --- |');
+  for (const row of deadlockRows(analysis, deadlock)) {
+    const waitsFor = row.resource === null ? escapeCell(row.wait.description) : `${code(row.resource, true)} ${escapeCell(row.wait.description)}`;
+    const heldBy = `${escapeCell(threadTitle(row.holder))}${row.hold ? ` ${escapeCell(row.hold.description)}` : ''}`;
+    const evidence = row.hold && row.hold.evidence !== row.wait.evidence ? `${row.wait.evidence} / ${row.hold.evidence}` : row.wait.evidence;
+    const site = row.wait.site ?? threads.get(row.waiter)?.acquireSite ?? null;
+    out.push(`| ${row.onCycle ? '**' : ''}${escapeCell(threadTitle(row.waiter))}${row.onCycle ? '**' : ''} | ${waitsFor} | ${heldBy} | ${evidence} | ${site ? code(siteText(site), true) : ''} |`);
+  }
+  out.push('', '```mermaid', mermaidForDeadlock(analysis, deadlock).trimEnd(), '```', '');
+  out.push(`**Fix:** ${escapeRuleText(deadlock.fix)}`, '');
+  if (deadlock.blockedBehind.length > 0) {
+    out.push(`**Blocked behind it:** ${deadlock.blockedBehind.length === 1 ? 'thread' : 'threads'} ${threadList(deadlock.blockedBehind)}.`, '');
+  }
+  out.push(`<sub>Rules: ${deadlock.rules.map((id) => code(id)).join(', ')}</sub>`, '');
+  return out;
+}
+
+function stackLines(analysis: Analysis, thread: ThreadAnalysis): string[] {
+  const lines: string[] = [];
+  threadBacktraces(analysis.dump, thread).forEach((backtrace, index) => {
+    if (index > 0) lines.push('', `(gdb) bt    # headerless backtrace at line ${backtrace.startLine}, merged into this thread`);
+    lines.push(...formatBacktrace(backtrace));
+  });
+  return lines;
+}
+
+function detailsBlock(summary: string, body: string[]): string[] {
+  const fence = fenceFor(body.join('\n'));
+  return ['<details>', `<summary>${escapeHtml(summary)}</summary>`, '', fence, ...body, fence, '', '</details>', ''];
+}
+
+/** A backtick fence longer than any run of backticks in the content (CommonMark §4.5). */
+export function fenceFor(content: string): string {
+  const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** Inline code that survives any content; in a table cell `|` is escaped (GFM reads it first). */
+export function code(text: string, inTable = false): string {
+  let body = text.replace(/[\r\n]+/g, ' ');
+  const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  if (body.startsWith('`') || body.endsWith('`') || (body.startsWith(' ') && body.endsWith(' ') && body.trim() !== '')) body = ` ${body} `;
+  if (inTable) body = body.replace(/\|/g, '\\|');
+  return `${ticks}${body}${ticks}`;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Plain text that renders as itself: Markdown punctuation backslash-escaped, HTML neutralised. */
+export function escapeText(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[\\`*_{}[\]()#+\-.!|~]/g, (c) => (c === '.' || c === '-' || c === '(' || c === ')' || c === '!' ? c : `\\${c}`))
+    .replace(/^([#+\-]|\d+\.)(?=\s)/, '\\$1')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
+function escapeCell(text: string): string {
+  return escapeText(text);
+}
+
+/** Rule-authored text: keeps `code spans` as written, but HTML outside them is shown, not run. */
+export function escapeRuleText(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .split(/(`+[^`]*`+)/)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')))
+    .join('');
+}

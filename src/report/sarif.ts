@@ -1,0 +1,206 @@
+/**
+ * SARIF 2.1.0 for code-scanning dashboards and CI annotations. One result per deadlock, under the
+ * rule `waitgraph/deadlock`: message = the explanation, locations = each deadlocked thread's
+ * acquire site (file:line when the dump has it, the function as a logical location otherwise),
+ * and the signature as a partial fingerprint so a dashboard keeps one alert for the same bug
+ * across runs. A hang is one `waitgraph/hang` result. The frame rules behind the results are
+ * listed in `tool.driver.rules`.
+ */
+import type { Analysis, Deadlock, Edge, FrameRef, ThreadKey } from '../model/analysis.js';
+import { compareText, deadlockRows, siteText, threadList, threadsByKey, threadTitle } from './cycle-view.js';
+
+export interface SarifOptions {
+  /** waitgraph's version for `tool.driver.version`; left out when absent (golden files). */
+  version?: string;
+  /** The dump's URI or path; when given, results point at the frame lines in the dump too. */
+  inputUri?: string;
+}
+
+export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
+export const DEADLOCK_RULE = 'waitgraph/deadlock';
+export const HANG_RULE = 'waitgraph/hang';
+/** Bumped when the signature algorithm changes, as Sentry versions its grouping. */
+export const FINGERPRINT_KEY = 'waitgraphSignature/v1';
+
+interface ReportingDescriptor {
+  id: string;
+  name?: string;
+  shortDescription: { text: string };
+  fullDescription?: { text: string };
+  defaultConfiguration?: { level: 'error' | 'warning' | 'note' };
+}
+
+export function renderSarif(analysis: Analysis, options: SarifOptions = {}): string {
+  const rules: ReportingDescriptor[] = [
+    {
+      id: DEADLOCK_RULE,
+      name: 'Deadlock',
+      shortDescription: { text: 'Threads wait for each other in a cycle; none can go on.' },
+      fullDescription: { text: 'A cycle in the wait-for graph built from the thread dump: each thread waits for a resource held by the next.' },
+      defaultConfiguration: { level: 'error' },
+    },
+    {
+      id: HANG_RULE,
+      name: 'Hang',
+      shortDescription: { text: 'Threads wait with no time limit for something that is not released.' },
+      defaultConfiguration: { level: 'warning' },
+    },
+  ];
+  const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
+  const frameRules = new Set<string>();
+  for (const deadlock of analysis.deadlocks) for (const id of deadlock.rules) frameRules.add(id);
+  const threads = threadsByKey(analysis);
+  for (const key of analysis.hung) for (const id of threads.get(key)?.rules ?? []) frameRules.add(id);
+  for (const id of [...frameRules].sort(compareText)) {
+    ruleIndex.set(id, rules.length);
+    rules.push({ id, shortDescription: { text: ruleSummary(analysis.edges, id) } });
+  }
+
+  const results = analysis.deadlocks.map((deadlock) => deadlockResult(analysis, deadlock, options, ruleIndex.get(DEADLOCK_RULE)!));
+  if (analysis.hung.length > 0) results.push(hangResult(analysis, options, ruleIndex.get(HANG_RULE)!));
+
+  const log = {
+    $schema: SARIF_SCHEMA_URI,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'waitgraph',
+            ...(options.version ? { version: options.version, semanticVersion: options.version } : {}),
+            informationUri: 'https://www.npmjs.com/package/waitgraph',
+            rules,
+          },
+        },
+        ...(options.inputUri ? { artifacts: [{ location: { uri: toUri(options.inputUri) }, roles: ['analysisTarget'] }] } : {}),
+        results,
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: SarifOptions, ruleIndex: number): object {
+  const threads = threadsByKey(analysis);
+  const locations = deadlock.threads
+    .map((key) => ({ key, site: threads.get(key)?.acquireSite ?? null }))
+    .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null)
+    .map(({ key, site }) => siteLocation(site, `${threadTitle(key)} waits here: ${siteText(site)}`));
+  const related = options.inputUri
+    ? deadlockRows(analysis, deadlock).flatMap((row) => {
+        const refs: Array<[FrameRef | null, string]> = [[row.wait.site, `${threadTitle(row.waiter)} ${row.wait.description}`]];
+        if (row.hold) refs.push([row.hold.site, `${threadTitle(row.holder)} ${row.hold.description}`]);
+        return refs.filter((r): r is [FrameRef, string] => r[0] !== null).map(([site, text]) => dumpLocation(options.inputUri!, site, text));
+      })
+    : [];
+  return {
+    ruleId: DEADLOCK_RULE,
+    ruleIndex,
+    level: 'error',
+    kind: 'fail',
+    message: { text: deadlock.explanation },
+    ...(locations.length > 0 ? { locations } : {}),
+    ...(related.length > 0 ? { relatedLocations: dedupe(related).map((loc, id) => ({ id, ...loc })) } : {}),
+    partialFingerprints: { [FINGERPRINT_KEY]: deadlock.signature },
+    properties: {
+      title: deadlock.title,
+      fix: deadlock.fix,
+      threads: deadlock.threads,
+      resources: deadlock.resources,
+      evidence: deadlock.evidence,
+      rules: deadlock.rules,
+      blockedBehind: deadlock.blockedBehind,
+      cycle: deadlock.cycle.map((step) => step.text),
+    },
+  };
+}
+
+function hangResult(analysis: Analysis, options: SarifOptions, ruleIndex: number): object {
+  const threads = threadsByKey(analysis);
+  const locations = analysis.hung
+    .map((key) => ({ key, site: threads.get(key)?.acquireSite ?? null }))
+    .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null)
+    .map(({ key, site }) => siteLocation(site, `${threadTitle(key)} waits here: ${siteText(site)}`));
+  const related = options.inputUri
+    ? analysis.hung.flatMap((key) => {
+        const site = threads.get(key)?.acquireSite;
+        return site ? [dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here`)] : [];
+      })
+    : [];
+  const waits = analysis.unresolved.map((w) => `${threadTitle(w.thread)} ${w.description} (${w.resource})`);
+  return {
+    ruleId: HANG_RULE,
+    ruleIndex,
+    level: 'warning',
+    kind: 'fail',
+    message: {
+      text: `${analysis.hung.length === 1 ? 'Thread' : 'Threads'} ${threadList(analysis.hung)} wait with no time limit for something that is not released.${waits.length > 0 ? ` ${waits.join('; ')}.` : ''}`,
+    },
+    ...(locations.length > 0 ? { locations } : {}),
+    ...(related.length > 0 ? { relatedLocations: related.map((loc, id) => ({ id, ...loc })) } : {}),
+    properties: { threads: analysis.hung },
+  };
+}
+
+/** A source location when the frame names a file, a logical (function) location otherwise. */
+function siteLocation(site: FrameRef, text: string): object {
+  if (site.file) {
+    return {
+      physicalLocation: {
+        artifactLocation: { uri: toUri(site.file) },
+        ...(site.line !== null && site.line > 0 ? { region: { startLine: site.line } } : {}),
+      },
+      logicalLocations: [{ fullyQualifiedName: site.function, kind: 'function' }],
+      message: { text },
+    };
+  }
+  return { logicalLocations: [{ fullyQualifiedName: site.function, kind: 'function' }], message: { text } };
+}
+
+/** The frame's own line in the dump, so a viewer can open the evidence. */
+function dumpLocation(inputUri: string, site: FrameRef, text: string): object {
+  return {
+    physicalLocation: { artifactLocation: { uri: toUri(inputUri) }, region: { startLine: Math.max(1, site.sourceLine) } },
+    message: { text },
+  };
+}
+
+function dedupe<T>(items: T[]): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = JSON.stringify(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * A path as a SARIF URI reference: POSIX paths stay paths (absolute ones become `file://` URIs),
+ * Windows paths become `file:///C:/…`, and characters a URI cannot hold are percent-encoded.
+ */
+export function toUri(path: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return encodeURI(decodeSafe(path));
+  const windows = /^([a-zA-Z]):[\\/]/.exec(path);
+  if (windows) return `file:///${windows[1]}:/${encodePath(path.slice(3).replace(/\\/g, '/'))}`;
+  if (path.startsWith('/')) return `file://${encodePath(path)}`;
+  return encodePath(path);
+}
+
+function encodePath(path: string): string {
+  return path.split('/').map((segment) => encodeURIComponent(segment).replace(/%2B/gi, '+').replace(/%40/g, '@')).join('/');
+}
+
+function decodeSafe(uri: string): string {
+  try {
+    return decodeURI(uri);
+  } catch {
+    return uri;
+  }
+}
+
+/** The first description an edge of this rule carries: what the rule concluded, in words. */
+function ruleSummary(edges: readonly Edge[], ruleId: string): string {
+  const edge = edges.find((e) => e.ruleId === ruleId);
+  return edge ? `Frame rule: the thread ${edge.description}.` : `Frame rule ${ruleId}.`;
+}
