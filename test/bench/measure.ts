@@ -1,0 +1,79 @@
+/** Running a measured child process: wall time, exit code, stderr, peak RSS when probed. */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BENCH_DIR } from './generate.js';
+
+export interface ChildRun {
+  ms: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Peak RSS in KiB, when the child was a node process run with the RSS probe. */
+  maxRssKiB: number | null;
+}
+
+export interface ChildOptions {
+  /** Write stdout to this file instead of collecting it (big reports); `null` discards it. */
+  stdoutFile?: string | null;
+  /** Preload the RSS probe (node children only: pass node's own arguments first in `args`). */
+  probeRss?: boolean;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+const PROBE_URL = new URL('./rss-probe.js', import.meta.url).href;
+
+let probeCounter = 0;
+
+/** Runs `command args` and measures its wall time from spawn to exit. Never throws for a failing child. */
+export function runChild(command: string, args: string[], options: ChildOptions = {}): Promise<ChildRun> {
+  const rssFile = options.probeRss === true ? join(BENCH_DIR, `rss-${process.pid}-${probeCounter++}.json`) : null;
+  const fullArgs = rssFile !== null ? ['--import', PROBE_URL, ...args] : args;
+  const outFd = typeof options.stdoutFile === 'string' ? openSync(options.stdoutFile, 'w') : null;
+  const stdout = outFd !== null ? outFd : options.stdoutFile === null ? 'ignore' : 'pipe';
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(command, fullArgs, {
+      stdio: ['ignore', stdout, 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...(rssFile !== null ? { WAITGRAPH_BENCH_RSS_OUT: rssFile } : {}), ...options.env },
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    const timer = options.timeoutMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : null;
+    child.on('error', (error) => {
+      if (timer !== null) clearTimeout(timer);
+      if (outFd !== null) closeSync(outFd);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      const ms = performance.now() - start;
+      if (timer !== null) clearTimeout(timer);
+      if (outFd !== null) closeSync(outFd);
+      let maxRssKiB: number | null = null;
+      if (rssFile !== null) {
+        try {
+          maxRssKiB = (JSON.parse(readFileSync(rssFile, 'utf8')) as { maxRssKiB: number }).maxRssKiB;
+        } catch {
+          maxRssKiB = null;
+        }
+        rmSync(rssFile, { force: true });
+      }
+      resolve({ ms, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), maxRssKiB });
+    });
+  });
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** The repository root, from dist/test/bench/ (three levels up). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
