@@ -23,6 +23,8 @@ export interface FrameLocal {
   /** The value, with multi-line values joined by `\n`. */
   value: string;
   sourceLine: number;
+  /** Further input lines of a multi-line value, 1-based (added by the parser). */
+  continuationLines?: number[];
 }
 
 /**
@@ -37,6 +39,8 @@ export interface Frame {
   level: number;
   /** `0x000078411e0524e9`, or null when gdb printed no address (inlined call site, line start). */
   pc: string | null;
+  /** Address flags printed after the pc, e.g. `["PAC"]` for `0x… [PAC] in` (AArch64); absent when none. */
+  pcFlags?: string[];
   /** The function as printed, templates and all; `??` when gdb knew no symbol. */
   function: string;
   /** Parsed arguments in print order; empty for `()` and for `(...)` presence mode. */
@@ -124,6 +128,8 @@ export interface OwnerHint {
   /** The owner's LWP as printed (0 means unlocked / no writer). */
   ownerLwp: number;
   sourceLine: number;
+  /** Further input lines of a print that gdb spread over several lines, 1-based (added by the parser). */
+  continuationLines?: number[];
 }
 
 /** An input line that is not part of the model, with why, so nothing is silently dropped. */

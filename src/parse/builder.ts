@@ -1,0 +1,246 @@
+/**
+ * Builds the Dump model from the parser's events. The grammar decides the structure inside one
+ * record; the builder also bridges record seams (the streaming parser cuts the token stream into
+ * records), so a backtrace stays open until something that cannot belong to it arrives: a new
+ * header, a frame whose level does not go on, prose, a prompt or a print.
+ */
+import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint } from '../model/dump.js';
+import { splitArgs } from './frame-body.js';
+import type { LogicalLine } from './lines.js';
+
+export interface BuilderOptions {
+  onBacktrace?: (bt: Backtrace, index: number) => void;
+  keepFrames?: boolean;
+}
+
+// `p *(pthread_mutex_t *) 0x5555555580a0` → the expression after the command word.
+const PRINT_EXPRESSION = /^(?:p|print|output|call|inspect)(?:\/\w+)?\s+(.*)$/;
+const OWNER = /\b(__owner|__cur_writer|Owner ID) = (-?\d+)/;
+
+export class DumpBuilder {
+  readonly backtraces: Backtrace[] = [];
+  readonly ignored: IgnoredLine[] = [];
+  readonly ownerHints: OwnerHint[] = [];
+  frameCount = 0;
+  private cur: Backtrace | null = null;
+  /** Level of the last frame of `cur`, -1 when it has none. */
+  private lastLevel = -1;
+  /** Line of an elision marker waiting for the frame after it. */
+  private pendingElision: LogicalLine | null = null;
+  /** The last event was a frame of `cur` (for truncation at the end of the input). */
+  private lastWasFrame = false;
+  /** A print command just before an owner print: its expression. */
+  private printCommand: string | null = null;
+  private emitted = 0;
+
+  constructor(private readonly options: BuilderOptions = {}) {}
+
+  /** True when a frame of this level may continue the open backtrace. */
+  continues(level: number): boolean {
+    return this.cur !== null && level > this.lastLevel;
+  }
+
+  header(line: LogicalLine): void {
+    this.finish();
+    this.printCommand = null;
+    this.cur = {
+      thread: line.thread,
+      startLine: line.line,
+      endLine: lastLineOf(line),
+      truncated: false,
+      stopReason: null,
+      frames: [],
+      gaps: [],
+    };
+    this.lastLevel = -1;
+    this.lastWasFrame = false;
+  }
+
+  /** A frame; `first` when it opens a backtrace in the grammar (no header before it). */
+  frame(line: LogicalLine, first: boolean): void {
+    if (first && !this.continues(line.level)) {
+      this.finish();
+      this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: [], gaps: [] };
+      this.lastLevel = -1;
+    } else if (this.cur === null) {
+      this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: [], gaps: [] };
+      this.lastLevel = -1;
+    }
+    this.printCommand = null;
+    const bt = this.cur!;
+    const body = line.frame!;
+    const frame: Frame = {
+      level: line.level,
+      pc: body.pc,
+      function: body.function,
+      args: body.argsText === null ? [] : splitArgs(body.argsText),
+      file: body.file,
+      line: body.line,
+      library: body.library,
+      inlined: false,
+      kind: body.kind,
+      incomplete: body.incomplete,
+      sourceLine: line.line,
+    };
+    if (body.pcFlags) frame.pcFlags = body.pcFlags;
+    if (line.extra) frame.continuationLines = line.extra;
+    const prev = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
+    if (prev !== null) {
+      if (this.pendingElision !== null) {
+        bt.gaps.push({ afterLevel: prev.level, beforeLevel: frame.level, sourceLine: this.pendingElision.line });
+      } else if (frame.level > prev.level + 1) {
+        bt.gaps.push({ afterLevel: prev.level, beforeLevel: frame.level, sourceLine: frame.sourceLine });
+      }
+      // gdb prints the caller of an inlined frame without a pc.
+      if (frame.pc === null && frame.kind === 'normal' && frame.level === prev.level + 1) prev.inlined = true;
+    } else if (this.pendingElision !== null) {
+      this.ignoreLine(this.pendingElision);
+    }
+    this.pendingElision = null;
+    if (frame.incomplete) bt.truncated = true;
+    bt.frames.push(frame);
+    this.frameCount++;
+    this.lastLevel = frame.level;
+    bt.endLine = lastLineOf(line);
+    this.lastWasFrame = true;
+  }
+
+  local(line: LogicalLine): void {
+    const frame = this.lastFrame();
+    if (frame === null) return this.ignoreLine(line);
+    const local = { name: line.name!, value: line.value!, sourceLine: line.line } as NonNullable<Frame['locals']>[number];
+    if (line.extra) local.continuationLines = line.extra;
+    (frame.locals ??= []).push(local);
+    this.cur!.endLine = lastLineOf(line);
+    this.lastWasFrame = false;
+  }
+
+  localsMarker(line: LogicalLine): void {
+    const frame = this.lastFrame();
+    if (frame === null) return this.ignoreLine(line);
+    frame.locals ??= [];
+    this.cur!.endLine = lastLineOf(line);
+    this.lastWasFrame = false;
+  }
+
+  elision(line: LogicalLine): void {
+    if (this.cur === null || this.cur.frames.length === 0) return this.ignoreLine(line);
+    if (this.pendingElision !== null) this.ignoreLine(this.pendingElision);
+    this.pendingElision = line;
+    this.lastWasFrame = false;
+  }
+
+  /** `(More stack frames follow...)`, `Backtrace stopped: …`, `Quit`. */
+  trailer(line: LogicalLine, kind: 'more' | 'stopped' | 'quit'): void {
+    const bt = this.cur;
+    if (bt === null) return this.ignoreLine(line);
+    if (kind === 'stopped') {
+      const text = line.text.trim();
+      bt.stopReason = text.startsWith('Backtrace stopped: ') ? text.slice('Backtrace stopped: '.length) : text;
+    } else {
+      bt.truncated = true;
+    }
+    bt.endLine = lastLineOf(line);
+    this.lastWasFrame = false;
+  }
+
+  /** Blank and noise lines: ignored, and they neither extend nor end a backtrace. */
+  interlude(line: LogicalLine): void {
+    if (line.quit) this.pagerQuit();
+    this.ignoreLine(line);
+  }
+
+  /** Prose and anything unknown: ends the open backtrace. */
+  other(line: LogicalLine): void {
+    this.finish();
+    this.printCommand = null;
+    this.ignoreLine(line);
+  }
+
+  prompt(line: LogicalLine): void {
+    this.finish();
+    const m = PRINT_EXPRESSION.exec(line.name ?? '');
+    this.printCommand = m ? m[1]!.trim() : null;
+    this.ignoreLine(line);
+  }
+
+  ownerPrint(line: LogicalLine): void {
+    this.finish();
+    const m = OWNER.exec(line.text);
+    if (m === null) return this.ignoreLine(line);
+    const expression = this.printCommand;
+    const address = expression ? (/0x[0-9a-fA-F]+/.exec(expression)?.[0]?.toLowerCase() ?? null) : null;
+    const hint: OwnerHint = {
+      expression,
+      address,
+      field: m[1] === '__cur_writer' ? '__cur_writer' : '__owner',
+      ownerLwp: Number(m[2]),
+      sourceLine: line.line,
+    };
+    if (line.extra) hint.continuationLines = line.extra;
+    this.ownerHints.push(hint);
+    this.printCommand = null;
+  }
+
+  /** A pager `q` answer: gdb stops the command, the open backtrace is cut short. */
+  pagerQuit(): void {
+    if (this.cur !== null) this.cur.truncated = true;
+  }
+
+  /** Closes the open backtrace and hands it out. */
+  finish(): void {
+    const bt = this.cur;
+    if (bt === null) return;
+    if (this.pendingElision !== null) {
+      this.ignoreLine(this.pendingElision);
+      this.pendingElision = null;
+    }
+    this.cur = null;
+    this.lastLevel = -1;
+    this.lastWasFrame = false;
+    const index = this.emitted++;
+    this.backtraces.push(bt);
+    this.options.onBacktrace?.(bt, index);
+    if (this.options.keepFrames === false) bt.frames = [];
+  }
+
+  /** End of input: a frame on the last, unterminated line was cut by the paste. */
+  end(endedMidLine: boolean): void {
+    if (endedMidLine && this.lastWasFrame && this.cur !== null) this.cur.truncated = true;
+    this.finish();
+  }
+
+  ignoreRaw(line: number, text: string): void {
+    this.ignored.push({ line, text });
+  }
+
+  toDump(lines: number): Dump {
+    return {
+      schemaVersion: 1,
+      backtraces: this.backtraces,
+      ownerHints: this.ownerHints,
+      ignored: this.ignored,
+      stats: { lines, backtraces: this.backtraces.length, frames: this.frameCount, ignoredLines: this.ignored.length },
+    };
+  }
+
+  private lastFrame(): Frame | null {
+    const bt = this.cur;
+    if (bt === null || bt.frames.length === 0 || this.pendingElision !== null) return null;
+    return bt.frames[bt.frames.length - 1]!;
+  }
+
+  private ignoreLine(line: LogicalLine): void {
+    if (line.parts !== null && line.extra !== null) {
+      this.ignored.push({ line: line.line, text: line.parts[0] ?? '' });
+      for (let i = 0; i < line.extra.length; i++) this.ignored.push({ line: line.extra[i]!, text: line.parts[i + 1] ?? '' });
+      return;
+    }
+    this.ignored.push({ line: line.line, text: line.text });
+    if (line.extra) for (const extra of line.extra) this.ignored.push({ line: extra, text: '' });
+  }
+}
+
+function lastLineOf(line: LogicalLine): number {
+  return line.extra !== null && line.extra.length > 0 ? line.extra[line.extra.length - 1]! : line.line;
+}

@@ -1,0 +1,297 @@
+/**
+ * The inside of a frame line, after `#N  `: a deterministic left-to-right scanner (gdb-format.md
+ * §3.3.4) in linear time, with no backtracking regular expression. Function names contain
+ * parentheses, spaces and `<`/`>` (`std::function<void ()>::operator()`, `(anonymous namespace)`,
+ * `foo(int) [clone .cold]`), so the argument list is the first depth-0 ` (` group whose closing
+ * `)` is followed by the end of the line, ` at …` or ` from …`.
+ */
+import type { FrameArg, FrameKind } from '../model/dump.js';
+
+export interface FrameBody {
+  pc: string | null;
+  /** `[PAC]` and other address flags, without brackets; null when none. */
+  pcFlags: string[] | null;
+  function: string;
+  /** The text between the argument parentheses; null when no argument list was found. */
+  argsText: string | null;
+  file: string | null;
+  line: number | null;
+  library: string | null;
+  kind: FrameKind;
+  /** The argument list never closed (a cut paste or a line still waiting for its continuation). */
+  incomplete: boolean;
+}
+
+const SPECIAL_FRAMES: ReadonlyArray<readonly [string, FrameKind]> = [
+  ['<signal handler called>', 'sigtramp'],
+  ['<function called from gdb>', 'dummy'],
+  ['<cross-architecture call>', 'arch'],
+];
+
+const CH_SPACE = 32;
+const CH_QUOTE = 34;
+const CH_APOS = 39;
+const CH_LPAREN = 40;
+const CH_RPAREN = 41;
+const CH_LBRACK = 91;
+const CH_RBRACK = 93;
+const CH_LBRACE = 123;
+const CH_RBRACE = 125;
+const CH_BACKSLASH = 92;
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+}
+
+/** Index just past a `"…"` literal that starts at `i` (backslash escapes honoured), or `s.length`. */
+export function skipString(s: string, i: number): number {
+  const n = s.length;
+  for (let j = i + 1; j < n; j++) {
+    const c = s.charCodeAt(j);
+    if (c === CH_BACKSLASH) j++;
+    else if (c === CH_QUOTE) return j + 1;
+  }
+  return n;
+}
+
+/**
+ * Index just past a char literal at `i` (`'('`, `'\''`, `'\000'`, `'\x1b'`), or -1 when the quote
+ * does not open a full literal (Rust lifetimes `'a`, apostrophes in prose).
+ */
+export function skipCharLiteral(s: string, i: number): number {
+  const n = s.length;
+  let j = i + 1;
+  if (j >= n) return -1;
+  const c = s.charCodeAt(j);
+  if (c === CH_APOS) return -1;
+  if (c === CH_BACKSLASH) {
+    j++;
+    if (j >= n) return -1;
+    const e = s.charCodeAt(j);
+    if (e >= 48 && e <= 55) {
+      let k = 0;
+      while (k < 3 && j < n && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 55) {
+        j++;
+        k++;
+      }
+    } else if (e === 120 /* x */ && j + 1 < n && isHex(s.charCodeAt(j + 1))) {
+      j++;
+      while (j < n && isHex(s.charCodeAt(j))) j++;
+    } else {
+      j++;
+    }
+  } else {
+    // One UTF-16 unit, or a surrogate pair.
+    j += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
+  }
+  return j < n && s.charCodeAt(j) === CH_APOS ? j + 1 : -1;
+}
+
+/** Reads `0x…[ [PAC]] in ` (or `<unavailable> in `) at the start; returns where the name starts. */
+function readPc(body: string): { pc: string | null; flags: string[] | null; rest: number } {
+  let i = 0;
+  const n = body.length;
+  let pc: string | null = null;
+  if (body.startsWith('0x')) {
+    i = 2;
+    while (i < n && isHex(body.charCodeAt(i))) i++;
+    if (i === 2) return { pc: null, flags: null, rest: 0 };
+    pc = body.slice(0, i);
+  } else if (body.startsWith('<unavailable>')) {
+    i = '<unavailable>'.length;
+    pc = '<unavailable>';
+  } else {
+    return { pc: null, flags: null, rest: 0 };
+  }
+  let flags: string[] | null = null;
+  if (body.startsWith(' [', i)) {
+    const close = body.indexOf(']', i + 2);
+    if (close > 0) {
+      flags = body.slice(i + 2, close).split(/[ ,]+/).filter(Boolean);
+      i = close + 1;
+    }
+  }
+  if (body.startsWith(' in ', i)) return { pc: pc.toLowerCase(), flags, rest: i + 4 };
+  // eu-stack / systemd-coredump forms print the pc and a symbol with no ` in `.
+  if (body.charCodeAt(i) === CH_SPACE || i === n) return { pc: pc.toLowerCase(), flags, rest: -i - 1 };
+  return { pc: null, flags: null, rest: 0 };
+}
+
+/** Whether the text after an argument list's `)` is a valid frame tail. */
+function acceptsTail(s: string, close: number): boolean {
+  const n = s.length;
+  if (close + 1 >= n) return true;
+  if (s.startsWith(' at ', close + 1)) return n > close + 5;
+  if (s.startsWith(' from ', close + 1)) return n > close + 7;
+  return false;
+}
+
+function applyTail(result: FrameBody, s: string, from: number): void {
+  if (from >= s.length) return;
+  if (s.startsWith(' from ', from)) {
+    result.library = s.slice(from + 6);
+    return;
+  }
+  // ` at FILE:LINE`, split at the last `:` so `C:\…` and `D://…` stay whole; no `:N` → library.
+  const loc = s.slice(from + 4);
+  const colon = loc.lastIndexOf(':');
+  if (colon > 0 && colon < loc.length - 1) {
+    let allDigits = true;
+    for (let k = colon + 1; k < loc.length; k++) {
+      const c = loc.charCodeAt(k);
+      if (c < 48 || c > 57) {
+        allDigits = false;
+        break;
+      }
+    }
+    if (allDigits) {
+      result.file = loc.slice(0, colon);
+      result.line = Number(loc.slice(colon + 1));
+      return;
+    }
+  }
+  result.library = loc;
+}
+
+/** Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) into its parts. Never throws. */
+export function scanFrameBody(body: string): FrameBody {
+  for (const [literal, kind] of SPECIAL_FRAMES) {
+    if (body.startsWith(literal)) {
+      return { pc: null, pcFlags: null, function: literal, argsText: null, file: null, line: null, library: null, kind, incomplete: false };
+    }
+  }
+  const { pc, flags, rest } = readPc(body);
+  const result: FrameBody = { pc, pcFlags: flags, function: '', argsText: null, file: null, line: null, library: null, kind: 'normal', incomplete: false };
+  if (rest < 0) return scanForeignFrame(body, -rest - 1, result);
+  const s = body;
+  const n = s.length;
+  const start = rest;
+  // Special frames behind an address (frame-filter path: `0x… in <signal handler called> () at …`).
+  for (const [literal, kind] of SPECIAL_FRAMES) {
+    if (s.startsWith(literal, start)) result.kind = kind;
+  }
+  let depth = 0;
+  let candidate = -1; // index of a depth-0 ` (` whose group is open
+  let lastDepth0Open = -1;
+  for (let i = start; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === CH_QUOTE) {
+      i = skipString(s, i) - 1;
+    } else if (c === CH_APOS) {
+      const end = skipCharLiteral(s, i);
+      if (end > 0) i = end - 1;
+    } else if (c === CH_LPAREN) {
+      if (depth === 0 && i > start && s.charCodeAt(i - 1) === CH_SPACE) {
+        candidate = i;
+        lastDepth0Open = i;
+      }
+      depth++;
+    } else if (c === CH_LBRACE || c === CH_LBRACK) {
+      depth++;
+    } else if (c === CH_RPAREN || c === CH_RBRACE || c === CH_RBRACK) {
+      if (depth > 0) depth--;
+      if (depth === 0 && c === CH_RPAREN && candidate >= 0) {
+        if (acceptsTail(s, i)) {
+          result.function = s.slice(start, candidate - 1);
+          result.argsText = s.slice(candidate + 1, i);
+          applyTail(result, s, i + 1);
+          return result;
+        }
+        candidate = -1;
+      }
+    }
+  }
+  // No argument list closed: a cut line (`#3  0x… in jl_safepoin`) or one still being joined.
+  result.incomplete = true;
+  if (lastDepth0Open >= 0) {
+    result.function = s.slice(start, lastDepth0Open - 1);
+    result.argsText = s.slice(lastDepth0Open + 1);
+  } else {
+    result.function = s.slice(start);
+  }
+  return result;
+}
+
+/**
+ * eu-stack (`0x… start_thread - /usr/lib64/libc.so.6`) and systemd-coredump
+ * (`0x… n/a (libc.so.6 + 0x9f002)`) frames: an address and a symbol, no ` in `, no arguments.
+ */
+function scanForeignFrame(body: string, at: number, result: FrameBody): FrameBody {
+  const rest = body.slice(at).trim();
+  const dash = rest.indexOf(' - ');
+  if (dash >= 0) {
+    result.function = rest.slice(0, dash);
+    result.library = rest.slice(dash + 3);
+  } else if (rest.endsWith(')') && rest.lastIndexOf(' (') > 0) {
+    const open = rest.lastIndexOf(' (');
+    result.function = rest.slice(0, open);
+    result.library = rest.slice(open + 2, -1).replace(/ \+ 0x[0-9a-f]+$/i, '');
+  } else {
+    result.function = rest || '??';
+  }
+  if (result.function === 'n/a' || result.function === '') result.function = '??';
+  return result;
+}
+
+/** True when `s[i…]` starts an argument: `NAME=` or `NAME@entry=` with no space before `=`. */
+function startsArg(s: string, i: number): boolean {
+  const n = s.length;
+  let j = i;
+  if (j >= n) return false;
+  let c = s.charCodeAt(j);
+  if (!(c === 95 || c === 36 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return false;
+  j++;
+  while (j < n) {
+    c = s.charCodeAt(j);
+    if (c === 95 || c === 36 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) j++;
+    else break;
+  }
+  if (s.startsWith('@entry', j)) j += 6;
+  return j < n && s.charCodeAt(j) === 61 /* = */;
+}
+
+/**
+ * Splits an argument list at depth-0 `, ` followed by `NAME=` (gdb-format.md §3.3.3), outside
+ * string and char literals, so `"a, b=c"`, `'x' <repeats 30 times>, "yz"` and pretty-printer
+ * prose stay in one value. `...` (presence mode) gives no arguments.
+ */
+export function splitArgs(text: string): FrameArg[] {
+  const args: FrameArg[] = [];
+  if (text.length === 0 || text === '...') return args;
+  const n = text.length;
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === CH_QUOTE) {
+      i = skipString(text, i) - 1;
+    } else if (c === CH_APOS) {
+      const end = skipCharLiteral(text, i);
+      if (end > 0) i = end - 1;
+    } else if (c === CH_LPAREN || c === CH_LBRACE || c === CH_LBRACK) {
+      depth++;
+    } else if (c === CH_RPAREN || c === CH_RBRACE || c === CH_RBRACK) {
+      if (depth > 0) depth--;
+    } else if (c === 44 /* , */ && depth === 0 && text.charCodeAt(i + 1) === CH_SPACE && startsArg(text, i + 2)) {
+      args.push(makeArg(text.slice(from, i)));
+      from = i + 2;
+      i++;
+    }
+  }
+  args.push(makeArg(text.slice(from)));
+  return args;
+}
+
+function makeArg(piece: string): FrameArg {
+  const eq = piece.indexOf('=');
+  if (eq <= 0 || !startsArg(piece, 0)) return { name: '', value: piece };
+  let name = piece.slice(0, eq);
+  const value = piece.slice(eq + 1);
+  if (name.endsWith('@entry')) {
+    name = name.slice(0, -6);
+    return { name, value, entry: 'only' };
+  }
+  const entryPrefix = `${name}@entry=`;
+  if (value.startsWith(entryPrefix)) return { name, value: value.slice(entryPrefix.length), entry: 'equal' };
+  return { name, value };
+}

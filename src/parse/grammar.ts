@@ -1,0 +1,195 @@
+/**
+ * Stage B: the Chevrotain parser over line-shaped tokens (tokens.ts). Its rules are the document
+ * structure of gdb output; the written grammar is grammar/gdb-backtrace.ebnf, with the same rule
+ * names (test/parse/grammar.test.ts keeps the two in step). The parser is built once and reused;
+ * each rule hands what it read to a DumpBuilder through embedded actions.
+ */
+import { EmbeddedActionsParser, type IToken } from 'chevrotain';
+import type { DumpBuilder } from './builder.js';
+import {
+  allTokens,
+  BacktraceStopped,
+  BlankLine,
+  ElisionMarker,
+  FrameLine,
+  LocalLine,
+  LocalsMarker,
+  MoreFramesFollow,
+  NoiseLine,
+  OtherLine,
+  OwnerPrint,
+  PromptLine,
+  QuitLine,
+  ThreadHeader,
+  type LineToken,
+} from './tokens.js';
+
+function payload(token: IToken) {
+  return (token as LineToken).payload;
+}
+
+export class BacktraceParser extends EmbeddedActionsParser {
+  /** Receives the parse events of the current record; set before each `document()` call. */
+  builder: DumpBuilder | null = null;
+
+  constructor() {
+    super(allTokens, { recoveryEnabled: false, maxLookahead: 1 });
+    this.performSelfAnalysis();
+  }
+
+  private get b(): DumpBuilder {
+    return this.builder!;
+  }
+
+  /** The whole input: backtraces, and lines between them that belong to none. */
+  document = this.RULE('document', () => {
+    this.MANY(() => {
+      this.OR([{ ALT: () => this.SUBRULE(this.backtrace) }, { ALT: () => this.SUBRULE(this.looseLine) }]);
+    });
+  });
+
+  /**
+   * `Thread 9 (Thread 0x7840ebe006c0 (LWP 45438) "julia"):` and its frames, or a plain `bt`
+   * starting at `#0  jl_gc_wait_for_the_world (…)`. A frame whose level does not go on starts
+   * the next backtrace (gated on the builder's last level).
+   */
+  backtrace = this.RULE('backtrace', () => {
+    this.OR([{ ALT: () => this.SUBRULE(this.threadHeader) }, { ALT: () => this.SUBRULE(this.frameBlock, { ARGS: [true] }) }]);
+    this.MANY({
+      GATE: () => this.LA(1).tokenType !== FrameLine || this.b.continues(payload(this.LA(1)).level),
+      DEF: () => this.SUBRULE(this.backtraceLine),
+    });
+  });
+
+  /** `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):` */
+  threadHeader = this.RULE('threadHeader', () => {
+    const token = this.CONSUME(ThreadHeader);
+    this.ACTION(() => this.b.header(payload(token)));
+  });
+
+  /** What may follow inside a backtrace: frames, elisions, trailers, blank and noise lines. */
+  backtraceLine = this.RULE('backtraceLine', () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.frameBlock, { ARGS: [false] }) },
+      { ALT: () => this.SUBRULE(this.elision) },
+      { ALT: () => this.SUBRULE(this.trailer) },
+      { ALT: () => this.SUBRULE(this.interlude) },
+    ]);
+  });
+
+  /** `#1  ijl_gc_collect (collection=collection@entry=JL_GC_AUTO) at …/src/gc.c:3508` and its `bt full` locals. */
+  frameBlock = this.RULE('frameBlock', (first: boolean) => {
+    const token = this.CONSUME(FrameLine);
+    this.ACTION(() => this.b.frame(payload(token), first));
+    this.OPTION(() => this.SUBRULE(this.locals));
+  });
+
+  /** `        cfg = {` … `        }` / `        i = 0`, or `No locals.` */
+  locals = this.RULE('locals', () => {
+    this.OR([
+      {
+        ALT: () => {
+          const token = this.CONSUME(LocalsMarker);
+          this.ACTION(() => this.b.localsMarker(payload(token)));
+        },
+      },
+      {
+        ALT: () => {
+          this.AT_LEAST_ONE(() => {
+            const token = this.CONSUME(LocalLine);
+            this.ACTION(() => this.b.local(payload(token)));
+          });
+        },
+      },
+    ]);
+  });
+
+  /** `...` between `#2` and `#156`: frames a person cut out. */
+  elision = this.RULE('elision', () => {
+    const token = this.CONSUME(ElisionMarker);
+    this.ACTION(() => this.b.elision(payload(token)));
+  });
+
+  /** `(More stack frames follow...)`, `Backtrace stopped: Cannot access memory at address 0x0`, `Quit` */
+  trailer = this.RULE('trailer', () => {
+    this.OR([
+      {
+        ALT: () => {
+          const token = this.CONSUME(MoreFramesFollow);
+          this.ACTION(() => this.b.trailer(payload(token), 'more'));
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(BacktraceStopped);
+          this.ACTION(() => this.b.trailer(payload(token), 'stopped'));
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(QuitLine);
+          this.ACTION(() => this.b.trailer(payload(token), 'quit'));
+        },
+      },
+    ]);
+  });
+
+  /** An empty line, `[New LWP 45431]`, or a pager prompt: neither ends nor extends a backtrace. */
+  interlude = this.RULE('interlude', () => {
+    this.OR([
+      {
+        ALT: () => {
+          const token = this.CONSUME(BlankLine);
+          this.ACTION(() => this.b.interlude(payload(token)));
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(NoiseLine);
+          this.ACTION(() => this.b.interlude(payload(token)));
+        },
+      },
+    ]);
+  });
+
+  /** `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, …` (a lock owner printed by gdb) */
+  ownerPrint = this.RULE('ownerPrint', () => {
+    const token = this.CONSUME(OwnerPrint);
+    this.ACTION(() => this.b.ownerPrint(payload(token)));
+  });
+
+  /** `(gdb) bt` */
+  prompt = this.RULE('prompt', () => {
+    const token = this.CONSUME(PromptLine);
+    this.ACTION(() => this.b.prompt(payload(token)));
+  });
+
+  /**
+   * A line outside any backtrace: prose (`The two locks involved are:`), prompts, prints, and
+   * stray locals or trailers (the builder attaches those to a backtrace left open at a record seam).
+   */
+  looseLine = this.RULE('looseLine', () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.prompt) },
+      { ALT: () => this.SUBRULE(this.ownerPrint) },
+      { ALT: () => this.SUBRULE(this.locals) },
+      { ALT: () => this.SUBRULE(this.elision) },
+      { ALT: () => this.SUBRULE(this.trailer) },
+      { ALT: () => this.SUBRULE(this.interlude) },
+      {
+        ALT: () => {
+          const token = this.CONSUME(OtherLine);
+          this.ACTION(() => this.b.other(payload(token)));
+        },
+      },
+    ]);
+  });
+}
+
+let shared: BacktraceParser | null = null;
+
+/** The one parser instance (building a Chevrotain parser is costly; parsing is synchronous). */
+export function backtraceParser(): BacktraceParser {
+  shared ??= new BacktraceParser();
+  return shared;
+}

@@ -1,0 +1,95 @@
+/**
+ * The parser's public face: gdb text in, the Dump model out (src/model/dump.ts). Streams: text is
+ * pushed in chunks of any size, cut into classified logical lines (stage A), gathered into
+ * records at safe boundaries (a thread header, a prompt, or a size cap) and each record parsed by
+ * the one Chevrotain parser (stage B). Never throws on input.
+ */
+import type { Backtrace, Dump } from '../model/dump.js';
+import { DumpBuilder } from './builder.js';
+import { backtraceParser } from './grammar.js';
+import { Kind, LineReader, type LogicalLine } from './lines.js';
+import { makeToken, type LineToken } from './tokens.js';
+
+export interface ParseOptions {
+  /** Called with each backtrace as soon as it is complete, in input order. */
+  onBacktrace?: (bt: Backtrace, index: number) => void;
+  /**
+   * false: after `onBacktrace` saw a backtrace, its frames are dropped from the returned Dump
+   * (thread, startLine, truncated stay), so memory stays bounded on huge dumps.
+   */
+  keepFrames?: boolean;
+}
+
+/** Records are cut at the latest after this many lines, so memory does not grow with input. */
+const MAX_RECORD_TOKENS = 2048;
+
+export class DumpParser {
+  private readonly builder: DumpBuilder;
+  private readonly reader: LineReader;
+  private tokens: LineToken[] = [];
+  private done: Dump | null = null;
+
+  constructor(options: ParseOptions = {}) {
+    this.builder = new DumpBuilder(options);
+    this.reader = new LineReader((line) => this.take(line));
+  }
+
+  /** Feeds a chunk; boundaries may fall anywhere (mid-line, mid-CRLF, mid-pager-prompt). */
+  push(chunk: string): void {
+    if (this.done !== null) return;
+    this.reader.push(chunk);
+  }
+
+  /** Flushes and returns the Dump. Calling it again returns the same Dump. */
+  end(): Dump {
+    if (this.done !== null) return this.done;
+    this.reader.end();
+    this.flush();
+    this.builder.end(this.reader.endedMidLine);
+    this.done = this.builder.toDump(this.reader.lines);
+    return this.done;
+  }
+
+  private take(line: LogicalLine): void {
+    // Safe seams: before a header or a prompt nothing of the previous record can continue.
+    if (this.tokens.length > 0 && (line.kind === Kind.Header || line.kind === Kind.Prompt || this.tokens.length >= MAX_RECORD_TOKENS)) {
+      this.flush();
+    }
+    this.tokens.push(makeToken(line));
+  }
+
+  private flush(): void {
+    if (this.tokens.length === 0) return;
+    const parser = backtraceParser();
+    parser.builder = this.builder;
+    parser.input = this.tokens;
+    parser.document();
+    if (parser.errors.length > 0) {
+      // The grammar accepts every token sequence; should that ever fail, no line may be lost:
+      // what the parser did not reach is handed over as unrecognised lines.
+      const at = this.tokens.indexOf(parser.errors[0]!.token as LineToken);
+      for (const token of this.tokens.slice(at < 0 ? this.tokens.length : at)) this.builder.other(token.payload);
+    }
+    parser.builder = null;
+    this.tokens = [];
+  }
+}
+
+/** Parses a whole text. Never throws. */
+export function parseDump(text: string): Dump {
+  const parser = new DumpParser();
+  parser.push(text);
+  return parser.end();
+}
+
+/** Parses a stream of chunks (strings, or UTF-8 Buffers decoded across chunk boundaries). */
+export async function parseDumpStream(chunks: AsyncIterable<string | Buffer>, options: ParseOptions = {}): Promise<Dump> {
+  const parser = new DumpParser(options);
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  for await (const chunk of chunks) {
+    parser.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+  }
+  const tail = decoder.decode();
+  if (tail) parser.push(tail);
+  return parser.end();
+}

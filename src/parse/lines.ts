@@ -1,0 +1,352 @@
+/**
+ * Stage A, part 2: physical lines → classified logical lines. Splits the streamed text into
+ * physical lines (numbered from 1), normalises each (normalize.ts), rejoins what the pager or
+ * gdb's own wrapping broke, and gives every logical line a class. Stage B (grammar.ts) parses the
+ * sequence of classes. Needs one line of lookahead, never more, so it streams.
+ */
+import type { ThreadInfo } from '../model/dump.js';
+import { cleanLine, PagerEffect } from './normalize.js';
+import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './frame-body.js';
+import { parseThreadHeader } from './thread-header.js';
+
+/** Line classes; each is one Chevrotain token type in tokens.ts. */
+export const enum Kind {
+  Blank,
+  Frame,
+  Header,
+  MoreFrames,
+  Stopped,
+  Quit,
+  Elision,
+  Local,
+  LocalsMarker,
+  Prompt,
+  Print,
+  Noise,
+  Other,
+}
+
+export interface LogicalLine {
+  kind: Kind;
+  /** The normalised text; for joined lines the joined text. */
+  text: string;
+  /** 1-based number of the first physical line. */
+  line: number;
+  /** Further physical lines joined into this one, or null. */
+  extra: number[] | null;
+  /** The normalised text of each physical line, only for joined non-frame lines (for `ignored`). */
+  parts: string[] | null;
+  /** Frame level (Kind.Frame). */
+  level: number;
+  /** Frame body (Kind.Frame). */
+  frame: FrameBody | null;
+  /** Thread header (Kind.Header). */
+  thread: ThreadInfo | null;
+  /** Local name / print or prompt command, depending on the kind. */
+  name: string | null;
+  /** Local value (Kind.Local). */
+  value: string | null;
+  /** Unclosed `{`/`(`/`[` depth of a local or print value still being joined. */
+  open: number;
+  /** A pager prompt on this line was answered with `q`. */
+  quit: boolean;
+}
+
+/** Widths at which terminals hard-wrap a line with no indentation (gdb-format.md §2.5). */
+const WRAP_WIDTHS = new Set([80, 100, 120, 132, 160, 200]);
+/** A multi-line local or print value longer than this many lines is cut (bounded memory). */
+const MAX_VALUE_LINES = 2000;
+
+const FRAME_START = /^[ \t]*#(\d+)(?:[ \t]+|$)/;
+const LOCAL = /^(?: {8,}|\t+)([^\s=]+) = (.*)$/;
+const PROMPT = /^[ \t]*(?:\(gdb\)|\(rr\)|\(cuda-gdb\)|\(lldb\)|pwndbg>|gef➤)(?:[ \t]+(.*))?$/;
+const PRINT_COMMAND = /^[ \t]*(?:p|print|output|call|inspect)(?:\/\w+)?[ \t]+\S/;
+const PRINT_VALUE = /^[ \t]*\$\d+ = /;
+const ELISION = /^[ \t]*(?:\.\.\.|\[\.\.\.\]|<snip>|\(snip\)|\[snip\]|…|\.\s\.\s\.)[ \t]*$/;
+const NOISE =
+  /^[ \t]*(?:\[New (?:Thread|LWP|process|inferior)\b|\[Thread .* exited\b|\[Inferior \d+ .*\]|(?:\S{1,2} )?warning: |Python Exception <|Downloading |Download failed|Reading symbols from |\(No debugging symbols found|\[Thread debugging using libthread_db|Using host libthread_db|\x1a\x1a)/;
+
+function emptyLine(kind: Kind, text: string, line: number): LogicalLine {
+  return { kind, text, line, extra: null, parts: null, level: -1, frame: null, thread: null, name: null, value: null, open: 0, quit: false };
+}
+
+/** Net depth of `{ ( [` minus `} ) ]` in a value, outside string and char literals. */
+function depthDelta(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) i = skipString(text, i) - 1;
+    else if (c === 39) {
+      const end = skipCharLiteral(text, i);
+      if (end > 0) i = end - 1;
+    } else if (c === 123 || c === 40 || c === 91) depth++;
+    else if (c === 125 || c === 41 || c === 93) depth--;
+  }
+  return depth;
+}
+
+/** Classifies one normalised physical line. */
+export function classify(text: string, line: number): LogicalLine {
+  let i = 0;
+  const n = text.length;
+  while (i < n && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  if (i === n) return emptyLine(Kind.Blank, text, line);
+  const c = text.charCodeAt(i);
+  if (c === 35 /* # */) {
+    const m = FRAME_START.exec(text);
+    if (m !== null) {
+      const ll = emptyLine(Kind.Frame, text, line);
+      ll.level = Number(m[1]);
+      ll.frame = scanFrameBody(text.slice(m[0].length));
+      return ll;
+    }
+  }
+  if ((c === 84 /* T */ && text.startsWith('Thread ', i)) || (c === 84 && text.startsWith('Task ID ', i))) {
+    const thread = parseThreadHeader(text);
+    if (thread !== null) {
+      const ll = emptyLine(Kind.Header, text, line);
+      ll.thread = thread;
+      return ll;
+    }
+  }
+  if (i >= 8 || (i > 0 && text.charCodeAt(0) === 9)) {
+    const m = LOCAL.exec(text);
+    if (m !== null) {
+      const ll = emptyLine(Kind.Local, text, line);
+      ll.name = m[1]!;
+      ll.value = m[2]!;
+      ll.open = Math.max(0, depthDelta(ll.value, 0));
+      return ll;
+    }
+  }
+  const t = i === 0 ? text : text.slice(i);
+  switch (c) {
+    case 40 /* ( */:
+      if (t === '(More stack frames follow...)') return emptyLine(Kind.MoreFrames, text, line);
+      break;
+    case 66 /* B */:
+      if (t.startsWith('Backtrace stopped: ')) return emptyLine(Kind.Stopped, text, line);
+      break;
+    case 80 /* P */:
+      if (t === 'PC unavailable, cannot determine locals.') return emptyLine(Kind.LocalsMarker, text, line);
+      if (t === 'Previous frame inner to this frame (corrupt stack?)' || t === 'Previous frame identical to this frame (corrupt stack?)') {
+        return emptyLine(Kind.Stopped, text, line);
+      }
+      break;
+    case 78 /* N */:
+      if (t === 'No locals.' || t === 'No symbol table info available.') return emptyLine(Kind.LocalsMarker, text, line);
+      break;
+    case 81 /* Q */:
+      if (t === 'Quit') return emptyLine(Kind.Quit, text, line);
+      break;
+    case 36 /* $ */:
+      if (PRINT_VALUE.test(text)) {
+        const ll = emptyLine(Kind.Print, text, line);
+        ll.open = Math.max(0, depthDelta(text, 0));
+        return ll;
+      }
+      break;
+  }
+  if (ELISION.test(text)) return emptyLine(Kind.Elision, text, line);
+  const prompt = PROMPT.exec(text);
+  if (prompt !== null) {
+    const ll = emptyLine(Kind.Prompt, text, line);
+    ll.name = (prompt[1] ?? '').trim();
+    return ll;
+  }
+  if (PRINT_COMMAND.test(text)) {
+    const ll = emptyLine(Kind.Prompt, text, line);
+    ll.name = text.trim();
+    return ll;
+  }
+  if (NOISE.test(text)) return emptyLine(Kind.Noise, text, line);
+  return emptyLine(Kind.Other, text, line);
+}
+
+function startsRecord(text: string): boolean {
+  return FRAME_START.test(text) || /^\s*Thread \d+(?:\.\d+)? \(/.test(text);
+}
+
+/**
+ * Streams text into logical lines. `push` any chunks (boundaries anywhere: mid-line, mid-CRLF,
+ * mid-prompt); `end` flushes. Lines are handed to `emit` in input order.
+ */
+export class LineReader {
+  /** Physical lines seen so far. */
+  lines = 0;
+  /** The input ended without a final line terminator. */
+  endedMidLine = false;
+  private buffer = '';
+  private crMode = false;
+  private sawNewline = false;
+  /** A line the pager cut, waiting for its rest on the next physical line. */
+  private cut: { text: string; line: number; extra: number[]; parts: string[] } | null = null;
+  /** The logical line being built (waits for one line of lookahead). */
+  private cur: LogicalLine | null = null;
+  /** Length of the last physical line added to `cur` (terminal hard-wrap detection). */
+  private curLastLength = 0;
+
+  constructor(private readonly emit: (line: LogicalLine) => void) {}
+
+  /** A noise line emitted at once, even while `cur` waits for its continuation. */
+  private noise(line: number, text: string, quit: boolean): void {
+    const ll = emptyLine(Kind.Noise, text, line);
+    ll.quit = quit;
+    this.emit(ll);
+  }
+
+  push(chunk: string): void {
+    if (chunk.length === 0) return;
+    let buf = this.buffer.length === 0 ? chunk : this.buffer + chunk;
+    if (!this.sawNewline && !this.crMode) {
+      if (buf.includes('\n')) this.sawNewline = true;
+      else if (buf.length > 65536 && buf.includes('\r')) this.crMode = true;
+      else {
+        this.buffer = buf;
+        return;
+      }
+    }
+    const sep = this.crMode ? '\r' : '\n';
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(sep, start);
+      if (nl < 0) break;
+      this.physical(buf.slice(start, nl));
+      start = nl + 1;
+    }
+    buf = start === 0 ? buf : buf.slice(start);
+    // Classic-Mac input ends up here in one piece; a trailing CR may belong to a CRLF split.
+    this.buffer = buf;
+  }
+
+  end(): void {
+    if (!this.sawNewline && !this.crMode && this.buffer.includes('\r')) {
+      this.crMode = true;
+      const rest = this.buffer;
+      this.buffer = '';
+      this.push(rest);
+    }
+    if (this.buffer.length > 0) {
+      const last = this.buffer;
+      this.buffer = '';
+      this.endedMidLine = true;
+      this.physical(last);
+    }
+    if (this.cut !== null) {
+      const cut = this.cut;
+      this.cut = null;
+      this.logical(cut.text, cut.line, null, null, false);
+    }
+    if (this.cur !== null) {
+      this.emit(this.cur);
+      this.cur = null;
+    }
+  }
+
+  private physical(raw: string): void {
+    const line = ++this.lines;
+    const clean = cleanLine(raw);
+    if (clean.pager === PagerEffect.WholeLine) {
+      this.noise(line, clean.pagerText ?? clean.text, clean.quit);
+      return;
+    }
+    let text = clean.text;
+    if (this.cut !== null) {
+      const cut = this.cut;
+      this.cut = null;
+      if (startsRecord(text)) {
+        this.logical(cut.text, cut.line, cut.extra.length ? cut.extra : null, cut.parts.length > 1 ? cut.parts : null, false);
+      } else {
+        cut.extra.push(line);
+        cut.parts.push(text);
+        text = cut.text + text;
+        if (clean.pager === PagerEffect.CutLine) {
+          this.cut = { text, line: cut.line, extra: cut.extra, parts: cut.parts };
+          return;
+        }
+        this.logical(text, cut.line, cut.extra, cut.parts, clean.quit);
+        return;
+      }
+    }
+    if (clean.pager === PagerEffect.CutLine) {
+      this.cut = { text, line, extra: [], parts: [text] };
+      return;
+    }
+    this.logical(text, line, null, null, clean.quit);
+  }
+
+  /** One normalised physical line (or a pager-rejoined pair): join with `cur` or start a new one. */
+  private logical(text: string, line: number, extra: number[] | null, parts: string[] | null, quit: boolean): void {
+    const cur = this.cur;
+    if (cur !== null && this.tryJoin(cur, text, line, extra)) return;
+    if (cur !== null) this.emit(cur);
+    const ll = classify(text, line);
+    ll.extra = extra;
+    ll.parts = parts;
+    ll.quit = quit;
+    this.curLastLength = text.length;
+    if (ll.kind === Kind.Frame || ((ll.kind === Kind.Local || ll.kind === Kind.Print) && ll.open > 0)) {
+      this.cur = ll;
+    } else {
+      this.cur = null;
+      this.emit(ll);
+    }
+  }
+
+  /** Joins `text` into `cur` when it continues it (gdb-format.md §2.5); true when joined. */
+  private tryJoin(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
+    if (cur.kind === Kind.Frame) {
+      const frame = cur.frame!;
+      let i = 0;
+      while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+      if (i === text.length) return false;
+      const t = i === 0 ? text : text.slice(i);
+      if (t.charCodeAt(0) === 35 && FRAME_START.test(t)) return false;
+      if (frame.incomplete) {
+        if (t.startsWith('Python Exception <')) {
+          // stderr noise printed between a frame's name and its `(args…` continuation.
+          this.noise(line, text, false);
+          return true;
+        }
+        const hardWrap = i === 0 && WRAP_WIDTHS.has(this.curLastLength) && !startsRecord(text);
+        if (i === 0 && !hardWrap) return false;
+        const prev = cur.text;
+        const sep = hardWrap || prev.endsWith('(') ? '' : ' ';
+        this.joinFrame(cur, prev + sep + (hardWrap ? text : t), line, extra, text.length);
+        return true;
+      }
+      if (i > 0 && frame.file === null && frame.library === null && frame.kind === 'normal' && (t.startsWith('at ') || t.startsWith('from '))) {
+        this.joinFrame(cur, `${cur.text} ${t}`, line, extra, text.length);
+        return true;
+      }
+      return false;
+    }
+    if (cur.kind === Kind.Local || cur.kind === Kind.Print) {
+      if (cur.open <= 0 || startsRecord(text)) return false;
+      const count = (cur.extra?.length ?? 0) + 1;
+      if (count >= MAX_VALUE_LINES) return false;
+      (cur.extra ??= []).push(line);
+      if (extra) cur.extra.push(...extra);
+      (cur.parts ??= [cur.text]).push(text);
+      const t = text.trim();
+      if (cur.kind === Kind.Local) cur.value = `${cur.value}\n${t}`;
+      cur.text = cur.kind === Kind.Local ? `${cur.text}\n${text}` : `${cur.text} ${t}`;
+      cur.open += depthDelta(t, 0);
+      if (cur.open <= 0) {
+        this.cur = null;
+        this.emit(cur);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  private joinFrame(cur: LogicalLine, joined: string, line: number, extra: number[] | null, length: number): void {
+    (cur.extra ??= []).push(line);
+    if (extra) cur.extra.push(...extra);
+    cur.text = joined;
+    const m = FRAME_START.exec(joined);
+    cur.frame = scanFrameBody(joined.slice(m ? m[0].length : 0));
+    this.curLastLength = length;
+  }
+}

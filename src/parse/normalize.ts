@@ -1,0 +1,119 @@
+/**
+ * Stage A, part 1 (gdb-format.md §2): what real pastes add on top of gdb's text, removed line by
+ * line before any grammar applies — line endings, colour escapes, invisible characters, e-mail
+ * quoting, HTML leftovers and pager prompts. Each function is cheap when its trigger character is
+ * absent, because almost every line of a large dump is clean.
+ */
+
+// ECMA-48 CSI (`\e[33m`, `\e[m`, `\e[?2004h`) and OSC (`\e]8;;url\e\\`) sequences.
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+// U+200B zero-width space (issue trackers put it after `#`), ZWNJ, ZWJ, word joiner, BOM.
+const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/g;
+// Tags left over from scraped HTML; gdb's own `<optimized out>` style markers are never matched.
+const HTML_TAG = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^>]*>/gi;
+const HTML_ENTITY = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/gi;
+const ENTITY_TEXT: Record<string, string> = {
+  '&lt;': '<',
+  '&gt;': '>',
+  '&amp;': '&',
+  '&quot;': '"',
+  '&apos;': "'",
+  '&nbsp;': ' ',
+  '&#39;': "'",
+  '&#x27;': "'",
+  '&#8203;': '',
+  '&#x200b;': '',
+};
+// E-mail / GitHub quoting, possibly nested: `> `, `> > `, `>> `.
+const QUOTE_PREFIX = /^(?:[ \t]{0,3}>[ ]?)+/;
+
+/**
+ * Both pager prompt wordings (GDB ≤ 8.1 and ≥ 8.2), the user's optional `c`/`q` answer and the
+ * blanks after it. Matched anywhere in a line: the pager can stop in the middle of one.
+ */
+const PAGER = /(?:--Type <RET> for more, q to quit, c to continue without paging--|---Type <return> to continue, or q <return> to quit---)([cq])?[ \t]*/g;
+
+/** What the pager did to a line. */
+export const enum PagerEffect {
+  None = 0,
+  /** The line was only a prompt (and an answer): it disappears. */
+  WholeLine = 1,
+  /** The prompt cut the line: the next physical line holds its rest. */
+  CutLine = 2,
+}
+
+export interface CleanLine {
+  text: string;
+  pager: PagerEffect;
+  /** The user answered `q` at a prompt on this line: gdb printed `Quit` and stopped. */
+  quit: boolean;
+  /** The prompt text as it was, for pager-only lines (kept in `ignored`). */
+  pagerText: string | null;
+}
+
+/** Normalises one physical line (without its line terminator). */
+export function cleanLine(raw: string): CleanLine {
+  let text = raw;
+  // A lone CR redraws the line (debuginfod progress meter): keep what was drawn last.
+  let cr = text.lastIndexOf('\r');
+  while (cr >= 0 && cr === text.length - 1) {
+    text = text.slice(0, cr);
+    cr = text.lastIndexOf('\r');
+  }
+  if (cr >= 0) text = text.slice(cr + 1);
+  if (text.includes('\x1b')) text = text.replace(ANSI, '');
+  if (text.charCodeAt(0) === 0x1a && text.charCodeAt(1) === 0x1a) {
+    // Emacs annotation (`\x1a\x1aframe-begin 0 0x…`): machine chatter, not gdb's text.
+    return { text, pager: PagerEffect.None, quit: false, pagerText: null };
+  }
+  if (hasInvisible(text)) text = text.replace(INVISIBLE, '');
+  if (text.includes('<') && HTML_TAG.test(text)) {
+    HTML_TAG.lastIndex = 0;
+    text = text.replace(HTML_TAG, '');
+  }
+  HTML_TAG.lastIndex = 0;
+  if (text.includes('&')) text = text.replace(HTML_ENTITY, (e) => ENTITY_TEXT[e.toLowerCase()] ?? e);
+  const first = firstNonBlank(text);
+  if (first >= 0 && text.charCodeAt(first) === 62 /* > */) text = text.replace(QUOTE_PREFIX, '');
+  let pager = PagerEffect.None;
+  let quit = false;
+  let pagerText: string | null = null;
+  if (text.includes('Type <')) {
+    let cutAt = -1;
+    const stripped = text.replace(PAGER, (match: string, answer: string | undefined, offset: number) => {
+      if (answer === 'q') quit = true;
+      if (offset + match.length >= text.length) cutAt = offset;
+      pagerText = match.trim();
+      return '';
+    });
+    if (pagerText !== null) {
+      if (stripped.trim() === '') pager = PagerEffect.WholeLine;
+      else if (cutAt >= 0 && !quit) pager = PagerEffect.CutLine;
+      text = stripped;
+    }
+  }
+  return { text: trimEnd(text), pager, quit, pagerText };
+}
+
+function hasInvisible(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x200b && (c <= 0x200d || c === 0x2060 || c === 0xfeff)) return true;
+  }
+  return false;
+}
+
+function firstNonBlank(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9) return i;
+  }
+  return -1;
+}
+
+function trimEnd(text: string): string {
+  const n = text.length;
+  if (n === 0) return text;
+  const c = text.charCodeAt(n - 1);
+  return c === 32 || c === 9 ? text.trimEnd() : text;
+}

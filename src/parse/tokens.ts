@@ -1,0 +1,96 @@
+/**
+ * Line-shaped Chevrotain tokens: one token per logical line, its type the line's class. Lines are
+ * classified by stage A (lines.ts) with custom, linear-time matchers, so the tokens carry no
+ * regex pattern (`Lexer.NA`); word-sized tokens would lex several times slower (see the issue).
+ * Each token's comment holds one real gdb sample line.
+ */
+import { createToken, createTokenInstance, Lexer, type IToken, type TokenType } from 'chevrotain';
+import { Kind, type LogicalLine } from './lines.js';
+
+/** `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):` */
+export const ThreadHeader = createToken({ name: 'ThreadHeader', pattern: Lexer.NA });
+/** `#2  0x000078411d132fca in uv_cond_wait (cond=0x78411d52dfa0 <gc_threads_cond>, mutex=0x78411d52dfe0 <gc_threads_lock>) at src/unix/thread.c:883` */
+export const FrameLine = createToken({ name: 'FrameLine', pattern: Lexer.NA });
+/** `(More stack frames follow...)` */
+export const MoreFramesFollow = createToken({ name: 'MoreFramesFollow', pattern: Lexer.NA });
+/** `Backtrace stopped: previous frame identical to this frame (corrupt stack?)` */
+export const BacktraceStopped = createToken({ name: 'BacktraceStopped', pattern: Lexer.NA });
+/** `Quit` (printed after the user answered `q` at a pager prompt) */
+export const QuitLine = createToken({ name: 'QuitLine', pattern: Lexer.NA });
+/** `...` (a person cut frames out of the paste; also `[...]`, `<snip>`) */
+export const ElisionMarker = createToken({ name: 'ElisionMarker', pattern: Lexer.NA });
+/** `        i = 0` (a `bt full` local, 8 spaces and ` = `) */
+export const LocalLine = createToken({ name: 'LocalLine', pattern: Lexer.NA });
+/** `No locals.` / `No symbol table info available.` */
+export const LocalsMarker = createToken({ name: 'LocalsMarker', pattern: Lexer.NA });
+/** `(gdb) thread apply all bt` (also a bare print command: `p *(pthread_mutex_t *) 0x5555555580a0`) */
+export const PromptLine = createToken({ name: 'PromptLine', pattern: Lexer.NA });
+/** `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\002\000\000\000\000\000\000\000\020P", '\000' <repeats 29 times>, __align = 2}` */
+export const OwnerPrint = createToken({ name: 'OwnerPrint', pattern: Lexer.NA });
+/** `` (an empty line; gdb prints one before every thread header) */
+export const BlankLine = createToken({ name: 'BlankLine', pattern: Lexer.NA });
+/** `[New LWP 45431]`, `warning: Unable to find libthread_db matching inferior's thread library, thread debugging will not be available.`, `--Type <RET> for more, q to quit, c to continue without paging--` */
+export const NoiseLine = createToken({ name: 'NoiseLine', pattern: Lexer.NA });
+/** `The thread triggering GC is holding the trampoline lock` (prose, and any other line) */
+export const OtherLine = createToken({ name: 'OtherLine', pattern: Lexer.NA });
+
+export const allTokens: TokenType[] = [
+  ThreadHeader,
+  FrameLine,
+  MoreFramesFollow,
+  BacktraceStopped,
+  QuitLine,
+  ElisionMarker,
+  LocalLine,
+  LocalsMarker,
+  PromptLine,
+  OwnerPrint,
+  BlankLine,
+  NoiseLine,
+  OtherLine,
+];
+
+/** A token whose payload is the classified logical line it stands for. */
+export interface LineToken extends IToken {
+  payload: LogicalLine;
+}
+
+const OWNER_FIELD = /\b(?:__owner|__cur_writer|Owner ID) = \d/;
+
+/** The token type of a logical line. A `$N = …` print is an owner print only if it names an owner. */
+export function tokenTypeOf(line: LogicalLine): TokenType {
+  switch (line.kind) {
+    case Kind.Header:
+      return ThreadHeader;
+    case Kind.Frame:
+      return FrameLine;
+    case Kind.MoreFrames:
+      return MoreFramesFollow;
+    case Kind.Stopped:
+      return BacktraceStopped;
+    case Kind.Quit:
+      return QuitLine;
+    case Kind.Elision:
+      return ElisionMarker;
+    case Kind.Local:
+      return LocalLine;
+    case Kind.LocalsMarker:
+      return LocalsMarker;
+    case Kind.Prompt:
+      return PromptLine;
+    case Kind.Print:
+      return OWNER_FIELD.test(line.text) ? OwnerPrint : OtherLine;
+    case Kind.Blank:
+      return BlankLine;
+    case Kind.Noise:
+      return NoiseLine;
+    default:
+      return OtherLine;
+  }
+}
+
+export function makeToken(line: LogicalLine): LineToken {
+  const token = createTokenInstance(tokenTypeOf(line), line.text, NaN, NaN, line.line, line.line, NaN, NaN) as LineToken;
+  token.payload = line;
+  return token;
+}
