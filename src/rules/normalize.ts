@@ -1,0 +1,60 @@
+/**
+ * Function-name normalisation applied before any rule pattern is tested (rules-domain §1.3), so
+ * one pattern covers the spellings gdb prints for the same function across builds:
+ * `sem_wait@@GLIBC_2.2.5`, `do_futex_wait.constprop.0`, `__GI___lll_lock_wait`, `ijl_gc_collect`,
+ * Rust's `…::h0123456789abcdef`.
+ */
+
+/** `@plt`, `@@GLIBC_2.3.2`, `@GLIBC_2.2.5`: symbol versions and PLT stubs. */
+const VERSION_SUFFIX = /@{1,2}[A-Za-z0-9_.]+$/;
+/** GCC clone suffixes, possibly stacked: `.constprop.0`, `.isra.3`, `.part.7`, `.cold`, `.lto_priv.0`. */
+const CLONE_SUFFIX = /(?:\.(?:constprop|isra|part|cold|lto_priv|localalias)(?:\.\d+)?)+$/;
+/** Rust legacy mangling hash. */
+const RUST_HASH = /::h[0-9a-f]{16}$/;
+
+/**
+ * The name rules see. `??` and pseudo frames are kept as printed. Julia's exported runtime entry
+ * points carry an `ijl_` prefix in libjulia-internal (`ijl_gc_collect`); they are folded onto
+ * their `jl_` name so one pattern covers 1.9–1.12 builds.
+ */
+export function normalizeFunctionName(name: string): string {
+  let n = name.trim();
+  if (n === '??' || n.startsWith('<')) return n;
+  n = n.replace(VERSION_SUFFIX, '');
+  n = n.replace(CLONE_SUFFIX, '');
+  n = n.replace(RUST_HASH, '');
+  if (n.startsWith('__GI_')) n = n.slice('__GI_'.length);
+  if (n.startsWith('ijl_')) n = n.slice(1);
+  return n;
+}
+
+/** The name with leading underscores removed: `___pthread_mutex_lock` → `pthread_mutex_lock`. */
+export function stripLeadingUnderscores(name: string): string {
+  let i = 0;
+  while (i < name.length && name.charCodeAt(i) === 95 /* _ */) i++;
+  return i === 0 ? name : name.slice(i);
+}
+
+/** Lower-case hex without leading zeros, so `0x000078411d5ca900` and `0x78411d5ca900` are one key. */
+export function normalizeAddress(hex: string): string {
+  const digits = hex.toLowerCase().replace(/^0x/, '').replace(/^0+(?=.)/, '');
+  return `0x${digits}`;
+}
+
+/** An argument value split into its parts: `0x78411d5ca900 <safepoint_lock>`. */
+export interface ParsedArgValue {
+  /** The whole value as printed. */
+  value: string;
+  /** The leading pointer, normalised, or null. */
+  address: string | null;
+  /** The `<symbol>` (with any `+offset`), or null. */
+  symbol: string | null;
+}
+
+const POINTER_VALUE = /^(?:\([^()]*\)\s*)?(0x[0-9a-fA-F]+)(?:\s+<([^<>]+(?:<[^<>]*>[^<>]*)*)>)?/;
+
+export function parseArgValue(value: string): ParsedArgValue {
+  const m = POINTER_VALUE.exec(value.trim());
+  if (!m) return { value, address: null, symbol: null };
+  return { value, address: normalizeAddress(m[1] ?? ''), symbol: m[2] ?? null };
+}

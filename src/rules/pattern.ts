@@ -1,0 +1,187 @@
+/**
+ * Name patterns for rules, all of which run in time linear (or at worst length × pattern) in the
+ * name they test, so no rule — built-in or written by a user — can stall the analysis:
+ *
+ * - `exact`: one of a set of names (hash lookup).
+ * - `prefix`: starts with one of a list.
+ * - `glob`: `*` any run of characters, `?` one character, `\` escapes; matched by the classic
+ *   two-pointer wildcard algorithm (no backtracking beyond the last `*`, O(n·m) worst case).
+ * - `regex`: a JavaScript regex accepted only in a safe subset (see checkRegexSafety): no
+ *   backreferences or lookaround, no quantified groups, at most one unbounded quantifier, matched
+ *   from the first character. With one unbounded quantifier and no quantified groups a
+ *   backtracking engine does at most O(n·m) work from the anchored start.
+ */
+import { stripLeadingUnderscores } from './normalize.js';
+
+export type NameTest = (name: string) => boolean;
+
+/** The pattern as written in a rule file, after schema validation. */
+export interface NamePatternSpec {
+  exact?: string | string[];
+  prefix?: string | string[];
+  glob?: string | string[];
+  regex?: string;
+  /** Compare with leading underscores removed on both sides (`___pthread_mutex_lock` ≡ `pthread_mutex_lock`). */
+  underscores?: 'ignore' | 'exact';
+}
+
+export type NamePatternInput = string | string[] | NamePatternSpec;
+
+/** Thrown by compilePattern; the loader turns it into a RuleError naming file and place. */
+export class PatternError extends Error {}
+
+const asList = (v: string | string[]): string[] => (Array.isArray(v) ? v : [v]);
+
+export function compilePattern(input: NamePatternInput): NameTest {
+  const spec: NamePatternSpec = typeof input === 'string' || Array.isArray(input) ? { exact: input } : input;
+  const kinds = (['exact', 'prefix', 'glob', 'regex'] as const).filter((k) => spec[k] !== undefined);
+  if (kinds.length !== 1) {
+    throw new PatternError(`a name pattern needs exactly one of exact, prefix, glob, regex (got ${kinds.length === 0 ? 'none' : kinds.join(', ')})`);
+  }
+  const ignore = spec.underscores === 'ignore';
+  const prep = (s: string): string => (ignore ? stripLeadingUnderscores(s) : s);
+  let test: NameTest;
+  if (spec.exact !== undefined) {
+    const set = new Set(asList(spec.exact).map(prep));
+    test = (name) => set.has(name);
+  } else if (spec.prefix !== undefined) {
+    const list = asList(spec.prefix).map(prep);
+    if (list.some((p) => p.length === 0)) throw new PatternError('an empty prefix matches every name');
+    test = (name) => list.some((p) => name.startsWith(p));
+  } else if (spec.glob !== undefined) {
+    const globs = asList(spec.glob).map((g) => compileGlob(prep(g)));
+    test = (name) => globs.some((g) => g(name));
+  } else {
+    const source = spec.regex ?? '';
+    checkRegexSafety(source);
+    let re: RegExp;
+    try {
+      re = new RegExp(source.startsWith('^') ? source : `^(?:${source})`);
+    } catch (error) {
+      throw new PatternError(`invalid regex: ${(error as Error).message}`);
+    }
+    test = (name) => re.test(name);
+  }
+  return ignore ? (name) => test(stripLeadingUnderscores(name)) : test;
+}
+
+/** Glob tokens: literal characters, `?` (any one) and `*` (any run). */
+type GlobToken = { kind: 'char'; ch: string } | { kind: 'any' } | { kind: 'star' };
+
+export function compileGlob(glob: string): NameTest {
+  const tokens: GlobToken[] = [];
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '\\') {
+      const next = glob[i + 1];
+      if (next === undefined) throw new PatternError(`glob ${JSON.stringify(glob)} ends with a lone backslash`);
+      tokens.push({ kind: 'char', ch: next });
+      i++;
+    } else if (c === '*') {
+      if (tokens[tokens.length - 1]?.kind !== 'star') tokens.push({ kind: 'star' });
+    } else if (c === '?') tokens.push({ kind: 'any' });
+    else tokens.push({ kind: 'char', ch: c });
+  }
+  return (name) => globMatch(tokens, name);
+}
+
+/**
+ * Two-pointer wildcard match: on a mismatch, return to the last `*` and let it absorb one more
+ * character. Each name position is revisited at most once per `*`, so the work is O(n·m).
+ */
+function globMatch(tokens: GlobToken[], name: string): boolean {
+  let t = 0;
+  let s = 0;
+  let starT = -1;
+  let starS = 0;
+  while (s < name.length) {
+    const tok = tokens[t];
+    if (tok !== undefined && (tok.kind === 'any' || (tok.kind === 'char' && tok.ch === name[s]))) {
+      t++;
+      s++;
+    } else if (tok !== undefined && tok.kind === 'star') {
+      starT = t++;
+      starS = s;
+    } else if (starT >= 0) {
+      t = starT + 1;
+      s = ++starS;
+    } else return false;
+  }
+  while (tokens[t]?.kind === 'star') t++;
+  return t === tokens.length;
+}
+
+/**
+ * Rejects regex features that let a backtracking engine take super-linear time: backreferences,
+ * lookaround, quantifiers applied to groups (`(a+)+`, `(a|b)*`), and more than one unbounded
+ * quantifier (`.*.*x` is polynomial on a miss). Character classes and escapes count as one atom.
+ */
+export function checkRegexSafety(source: string): void {
+  let unbounded = 0;
+  let i = 0;
+  let lastAtomWasGroup = false;
+  const quantifiedGroup = (): PatternError =>
+    new PatternError(`regex ${JSON.stringify(source)} could take exponential time: a quantifier on a group (e.g. (a+)+) is not allowed; use a glob or list alternatives`);
+  while (i < source.length) {
+    const c = source[i] as string;
+    if (c === '\\') {
+      const next = source[i + 1] ?? '';
+      if (/[1-9]/.test(next) || next === 'k') throw new PatternError(`regex ${JSON.stringify(source)} uses a backreference, which can take exponential time`);
+      i += 2;
+      lastAtomWasGroup = false;
+      continue;
+    }
+    if (c === '[') {
+      // Skip the class body; `]` right after `[` or `[^` is literal.
+      let j = i + 1;
+      if (source[j] === '^') j++;
+      if (source[j] === ']') j++;
+      while (j < source.length && source[j] !== ']') j += source[j] === '\\' ? 2 : 1;
+      i = j + 1;
+      lastAtomWasGroup = false;
+      continue;
+    }
+    if (c === '(') {
+      if (source.startsWith('(?=', i) || source.startsWith('(?!', i) || source.startsWith('(?<=', i) || source.startsWith('(?<!', i)) {
+        throw new PatternError(`regex ${JSON.stringify(source)} uses lookaround, which is not allowed in rules`);
+      }
+      i++;
+      lastAtomWasGroup = false;
+      continue;
+    }
+    if (c === ')') {
+      i++;
+      lastAtomWasGroup = true;
+      continue;
+    }
+    if (c === '*' || c === '+' || c === '?' || c === '{') {
+      let isUnbounded = c === '*' || c === '+';
+      let len = 1;
+      if (c === '{') {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
+        if (!m) {
+          i++;
+          lastAtomWasGroup = false;
+          continue; // a literal `{`
+        }
+        len = m[0].length;
+        if (m[2] !== undefined && (m[3] ?? '') === '') isUnbounded = true;
+        else if (Number(m[3] ?? m[1]) > 1000) throw new PatternError(`regex ${JSON.stringify(source)} has a repetition bound over 1000`);
+      }
+      // `+?`/`*?` lazy markers belong to the quantifier just read.
+      if (c === '?' && i > 0 && /[*+?}]/.test(source[i - 1] ?? '') && source[i - 2] !== '\\') {
+        i++;
+        continue;
+      }
+      if (lastAtomWasGroup) throw quantifiedGroup();
+      if (isUnbounded) unbounded++;
+      if (unbounded > 1) {
+        throw new PatternError(`regex ${JSON.stringify(source)} has more than one unbounded quantifier (*, +, {n,}), which can take polynomial time on a miss; use a glob`);
+      }
+      i += len;
+      continue;
+    }
+    i++;
+    lastAtomWasGroup = false;
+  }
+}

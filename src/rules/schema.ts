@@ -1,0 +1,163 @@
+/**
+ * The rule file format, as zod schemas. One rule a file (YAML or JSON); the format is documented
+ * for users in src/rules/README.md. Unknown fields are errors (strict objects), so a typo in a
+ * user rule never silently turns a condition off.
+ */
+import { z } from 'zod';
+
+const name = z.string().min(1);
+const nameOrList = z.union([name, z.array(name).min(1)]);
+
+/** A function / symbol / library name pattern: a plain string (exact), a list (exact, any of), or an object. */
+export const NamePatternSchema = z.union([
+  name,
+  z.array(name).min(1),
+  z.strictObject({
+    exact: nameOrList.optional(),
+    prefix: nameOrList.optional(),
+    glob: nameOrList.optional(),
+    regex: name.optional(),
+    underscores: z.enum(['ignore', 'exact']).optional(),
+  }),
+]);
+
+/** Conditions on one named argument of a frame: `mutex=0x78411d5ca900 <safepoint_lock>`. */
+export const ArgConditionSchema = z.strictObject({
+  /** The `<symbol>` after the pointer. */
+  symbol: NamePatternSchema.optional(),
+  /** The whole value as printed (`0`, `JL_GC_AUTO`, `0x0`). */
+  value: NamePatternSchema.optional(),
+  /** The argument must (true) or must not (false) carry a readable address. */
+  address: z.boolean().optional(),
+});
+
+/** Where a frame may stand in the stack. */
+export const PositionSchema = z.union([
+  /** `top`: frame #0 (the innermost printed frame); `anywhere`: no constraint. */
+  z.enum(['top', 'anywhere']),
+  /** Within the first N frames of the stack. */
+  z.strictObject({ top: z.number().int().min(1) }),
+  /** Within the first N frames after the wait primitives (futex, pthread_cond_wait, …) at the top. */
+  z.strictObject({ within: z.number().int().min(1) }),
+]);
+
+export const FrameConditionSchema = z.strictObject({
+  /** The normalised function name. */
+  function: NamePatternSchema.optional(),
+  /** The `from LIB` shared object (or `at LIB` of frame filters). */
+  library: NamePatternSchema.optional(),
+  /** The `at FILE:LINE` file. */
+  file: NamePatternSchema.optional(),
+  /** `?? ()` with no library and no file: code in anonymous memory, i.e. JIT-generated code. */
+  jitCode: z.boolean().optional(),
+  at: PositionSchema.optional(),
+  /** Must be the frame right after the previous condition's frame (one level further out). */
+  next: z.boolean().optional(),
+  /** At most this many frames between the previous condition's frame and this one. */
+  maxGap: z.number().int().min(0).optional(),
+  args: z.record(name, ArgConditionSchema).optional(),
+  /** This frame is the rule's site (default: the first condition's frame). */
+  site: z.boolean().optional(),
+});
+
+/** One stack shape; every field given must hold. */
+export const ShapeSchema = z.strictObject({
+  /** Frame conditions in inner → outer order ("X above Y"): each is found further out than the one before. */
+  frames: z.array(FrameConditionSchema).min(1).optional(),
+  /** No frame of the stack may match any of these. */
+  none: z.array(FrameConditionSchema).min(1).optional(),
+  /** true: the stack starts with wait primitives (the thread is blocked); false: it does not. */
+  blocked: z.boolean().optional(),
+  /** true: gdb or the paste cut the stack (`(More stack frames follow...)`); false: complete. */
+  truncated: z.boolean().optional(),
+  /** Some backtrace of the same dump (any thread) has a frame matching each of these. */
+  processHas: z.array(FrameConditionSchema).min(1).optional(),
+});
+
+export const ThreadMatchSchema = ShapeSchema.extend({
+  /** At least one of these shapes must hold as well. */
+  anyOf: z.array(ShapeSchema).min(1).optional(),
+  /** The rule does not fire on a thread where any of these rules fired. */
+  unlessRules: z.array(name).min(1).optional(),
+});
+
+const template = z.string().min(1);
+
+export const WaitSchema = z.union([
+  z.strictObject({
+    /** Resource template: `mutex:{args.mutex.address}`, `orc:lazy-compile`. */
+    resource: template,
+    /** Sentence fragment after "Thread N": `waits for the lazy compile of a JIT trampoline`. */
+    description: template,
+    /** Short noun for titles: `LLVM ORC lazy compile`. */
+    label: z.string().min(1).optional(),
+    /** A wait on something with a holder (lock-like). false for condition variables, whose wait alone is no hang. */
+    lockLike: z.boolean().optional(),
+    /** gdb command that prints the holder, e.g. `print ((pthread_mutex_t *) {args.mutex.address})->__data.__owner`. */
+    ownerQuery: template.optional(),
+    /** What the owner query answers: an LWP or a pthread_t. */
+    ownerAnswer: z.enum(['lwp', 'ptid']).optional(),
+  }),
+  z.strictObject({
+    /** An all-of wait: one edge to every other thread whose state is this one. */
+    allThreadsInState: name,
+    /** The resource the all-of wait is about (shown in titles, not a graph node of its own). */
+    resource: template,
+    description: template,
+    label: z.string().min(1).optional(),
+  }),
+]);
+
+export const HoldSchema = z.strictObject({
+  resource: template,
+  /** Sentence fragment after "held by Thread N": `is compiling the function behind it`. */
+  description: template.optional(),
+});
+
+export const ThreadEffectSchema = z.strictObject({
+  state: name.optional(),
+  stateText: z.string().min(1).optional(),
+  /** When several rules set a state, the highest priority wins (default 0; ties: first rule in load order). */
+  priority: z.number().int().optional(),
+  waits: z.array(WaitSchema).min(1).optional(),
+  holds: z.array(HoldSchema).min(1).optional(),
+  /** `proven`: the frames show it; `inferred`: concluded from the shape. */
+  evidence: z.enum(['proven', 'inferred']),
+  /** The wait has a time limit (sleep, timed wait): never a hang. */
+  timed: z.boolean().optional(),
+  /** An idle pool / listener thread: never a hang, listed in a counted group. */
+  idle: z.boolean().optional(),
+});
+
+export const CycleMatchSchema = z.strictObject({
+  cycle: z.strictObject({
+    /** Every one of these rules produced an edge or a state on the cycle's threads. */
+    rules: z.array(name).min(1),
+  }),
+});
+
+export const CycleEffectSchema = z.strictObject({
+  /** The kind of deadlock, for the title: `Julia GC stop-the-world ↔ LLVM ORC lazy compile`. */
+  title: z.string().min(1),
+});
+
+const common = {
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+$/, 'ids are dotted lower-case words, e.g. julia.gc.initiator'),
+  pack: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'a pack is one lower-case word'),
+  summary: z.string().min(1).refine((s) => !s.includes('\n'), 'the summary is one line'),
+  explanation: z.string().min(1),
+  fix: z.string().min(1),
+  sources: z.array(z.string().min(1)).min(1),
+};
+
+export const ThreadRuleSchema = z.strictObject({ ...common, match: ThreadMatchSchema, effect: ThreadEffectSchema });
+export const CycleRuleSchema = z.strictObject({ ...common, match: CycleMatchSchema, effect: CycleEffectSchema });
+
+export type NamePatternRaw = z.infer<typeof NamePatternSchema>;
+export type FrameConditionRaw = z.infer<typeof FrameConditionSchema>;
+export type ShapeRaw = z.infer<typeof ShapeSchema>;
+export type ThreadMatchRaw = z.infer<typeof ThreadMatchSchema>;
+export type WaitRaw = z.infer<typeof WaitSchema>;
+export type ThreadEffectRaw = z.infer<typeof ThreadEffectSchema>;
+export type ThreadRuleRaw = z.infer<typeof ThreadRuleSchema>;
+export type CycleRuleRaw = z.infer<typeof CycleRuleSchema>;
