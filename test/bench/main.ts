@@ -8,6 +8,8 @@
  *   npm run bench -- --quick        100 / 1,000 / 10,000 threads, for trying things
  *   npm run bench -- --runs 5       timed runs per figure (median; default 3)
  *   npm run bench -- --big-runs 3   runs of the largest dump (default 1)
+ *   npm run bench -- --profile      instead: one CLI run under --cpu-prof on the 30 MB dump
+ *                                   (3 MB with --quick), top functions by self and inclusive time
  *
  * Progress goes to stderr, the figures to stdout.
  */
@@ -19,6 +21,7 @@ import { promisify } from 'node:util';
 import { BENCH_DIR, ensureDump, type GeneratedDump } from './generate.js';
 import { PERL_FOLD } from './baselines.js';
 import { median, REPO_ROOT, runChild, type ChildRun } from './measure.js';
+import { printProfile, profileRun } from './profile.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -27,10 +30,11 @@ interface Options {
   runs: number;
   bigRuns: number;
   startupRuns: number;
+  profile: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { quick: false, runs: 3, bigRuns: 1, startupRuns: 11 };
+  const options: Options = { quick: false, runs: 3, bigRuns: 1, startupRuns: 11, profile: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const number = (): number => {
@@ -39,10 +43,11 @@ function parseOptions(argv: string[]): Options {
       return v;
     };
     if (a === '--quick') options.quick = true;
+    else if (a === '--profile') options.profile = true;
     else if (a === '--runs') options.runs = number();
     else if (a === '--big-runs') options.bigRuns = number();
     else if (a === '--startup-runs') options.startupRuns = number();
-    else throw new Error(`unknown option ${a} (known: --quick, --runs N, --big-runs N, --startup-runs N)`);
+    else throw new Error(`unknown option ${a} (known: --quick, --profile, --runs N, --big-runs N, --startup-runs N)`);
   }
   return options;
 }
@@ -190,6 +195,17 @@ async function attachFigure(): Promise<void> {
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const sizes = options.quick ? { small: 100, mid: 1_000, big: 10_000 } : { small: 1_000, mid: 10_000, big: 100_000 };
+  if (options.profile) {
+    const dump = await ensureDump({ threads: sizes.mid });
+    console.log(`profiling: node --cpu-prof bin/waitgraph.js ${dump.path} --format json (${mb(dump.bytes)})`);
+    const summary = await profileRun(BENCH_DIR, async (dir) => {
+      const run = await runChild(NODE, ['--cpu-prof', `--cpu-prof-dir=${dir}`, BIN, dump.path, '--format', 'json'], { stdoutFile: null });
+      if (run.code !== 0 && run.code !== 1) throw new Error(`waitgraph exited with ${run.code ?? run.signal}: ${run.stderr.trim().split('\n')[0]}`);
+      console.log(`wall ${ms(run.ms)}`);
+    });
+    printProfile(summary);
+    return 0;
+  }
   console.log(`waitgraph benchmark — node ${process.version}, ${cpus().length} CPUs, ${options.quick ? 'quick' : 'full'} mode, median of ${options.runs} runs (${options.bigRuns} for the largest dump)`);
 
   const dumps: Record<'small' | 'mid' | 'big', GeneratedDump> = {} as never;
