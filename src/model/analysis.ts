@@ -60,6 +60,10 @@ export interface Edge {
   viaState?: string;
   /** True when the wait has a time limit (timed waits never make a hang). */
   timed?: boolean;
+  /** For `waits-thread` edges: the resource the all-of wait is about, e.g. `julia:gc-stop`. */
+  allOf?: ResourceId;
+  /** For `waits-thread` edges: the rule that put the target thread in `viaState`. */
+  stateRuleId?: string;
 }
 
 export interface ThreadAnalysis {
@@ -85,6 +89,10 @@ export interface ThreadAnalysis {
   backtrace: number;
   /** Indexes of headerless backtraces merged into this thread (matched by top frames). */
   merged: number[];
+  /** True when an `idle` rule fired (idle pool / listener thread). */
+  idle?: boolean;
+  /** True when the stack starts with wait primitives. */
+  blocked?: boolean;
 }
 
 /** One step of a canonical cycle: `from` waits (directly or through `resource`) for `to`. */
@@ -130,6 +138,8 @@ export interface UnresolvedWait {
   site: FrameRef | null;
   /** The gdb command that would settle who holds it, when one exists. */
   gdbCommand: string | null;
+  /** What `gdbCommand` prints: the holder's LWP or its pthread_t. */
+  ownerAnswer?: 'lwp' | 'ptid';
 }
 
 /** A fact about who holds a resource, from the text (`print` output) or asked of gdb live. */
@@ -164,6 +174,8 @@ export interface Analysis {
   facts: OwnerFact[];
   /** Things the reader should know about how the input was read, e.g. merged backtraces, caps. */
   notes: string[];
+  /** For verdict `hang`: threads not in `hung` that wait, directly or transitively, on a hung thread. */
+  hangBlockedBehind?: ThreadKey[];
   stats: AnalysisStats;
   /** The parsed input, so reporters can print stacks. */
   dump: Dump;

@@ -37,6 +37,8 @@ export interface LoadRulesOptions {
   extraFiles?: string[];
   /** Skip the built-in packs (tests of single rules). */
   noBuiltins?: boolean;
+  /** Load only these built-in packs (folder names). */
+  packs?: string[];
   /** Working directory for relative paths and for error messages. */
   cwd?: string;
 }
@@ -65,6 +67,7 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
     for (const pack of readdirSync(dir).sort()) {
       const packDir = join(dir, pack);
       if (!statSync(packDir).isDirectory()) continue;
+      if (options.packs && !options.packs.includes(pack)) continue;
       for (const f of readdirSync(packDir).sort()) {
         if (RULE_EXTENSIONS.has(extname(f))) sources.push({ path: join(packDir, f), display: display(join(packDir, f)), builtin: true, packFolder: pack });
       }

@@ -1,0 +1,296 @@
+/**
+ * The analysis pipeline. Streaming by design: `addBacktrace` runs the rules on one backtrace and
+ * keeps only a small summary; `finish` does the cross-thread work (merging headerless
+ * backtraces, process-wide conditions, all-of waits, owner facts, the graph, verdicts).
+ */
+import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
+import type { Backtrace, Dump } from '../model/dump.js';
+import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
+import { loadRules } from '../rules/load.js';
+import { prepareStack } from '../rules/match.js';
+import { normalizeAddress } from '../rules/normalize.js';
+import { expandTemplate } from '../rules/template.js';
+import type { LoadedRules } from '../rules/types.js';
+import { buildDeadlocks, findHang } from './deadlocks.js';
+import { summarizeBacktrace, updateProcessFlags, type BacktraceSummary } from './summary.js';
+import { groupThreads, settleRules, stateRuleOf, type ThreadWork } from './threads.js';
+
+export interface AnalyzeOptions {
+  /** Compiled rules (`loadRules()`); the built-ins when absent. */
+  rules?: LoadedRules;
+  /** Owner facts from gdb (live mode) or elsewhere; `Dump.ownerHints` are added automatically. */
+  facts?: OwnerFact[];
+}
+
+export interface Analyzer {
+  /** Runs the rules on one backtrace (index = its position in `Dump.backtraces`). */
+  addBacktrace(bt: Backtrace, index: number): void;
+  /** Cross-thread work after the last backtrace; `dump` is the parser's result (frames may have been dropped). */
+  finish(dump: Dump): Analysis;
+}
+
+/** What the analysis keeps about a wait beyond the model's Edge. */
+export interface WaitInfo {
+  edge: Edge;
+  lockLike: boolean;
+  label: string | null;
+  ownerQuery: string | null;
+  ownerAnswer: 'lwp' | 'ptid' | null;
+}
+
+export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
+  const rules = options.rules ?? loadRules();
+  const summaries: BacktraceSummary[] = [];
+  const processFlags: boolean[] = rules.processConditions.map(() => false);
+  return {
+    addBacktrace(bt, index) {
+      const stack = prepareStack(bt, rules.primitives);
+      updateProcessFlags(rules, stack, processFlags);
+      summaries.push(summarizeBacktrace(rules, bt, index, stack));
+    },
+    finish(dump) {
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? []);
+    },
+  };
+}
+
+export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
+  const analyzer = createAnalyzer(options);
+  dump.backtraces.forEach((bt, i) => analyzer.addBacktrace(bt, i));
+  return analyzer.finish(dump);
+}
+
+function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[]): Analysis {
+  const { threads: groups, notes } = groupThreads(summaries);
+  const works: ThreadWork[] = groups.map((g) => {
+    const all = [g.primary, ...g.merged];
+    const fired = settleRules(rules, all, processFlags);
+    const stateRule = stateRuleOf(fired);
+    const blocked = all.some((s) => s.blocked);
+    const info = g.primary.thread;
+    const acquire = g.primary.acquireSite;
+    const defaultState =
+      g.primary.frameCount === 0
+        ? { state: 'unknown', stateText: 'no frames shown' }
+        : blocked
+          ? { state: 'waiting', stateText: `waits in ${acquire?.function ?? 'a wait primitive'} (no rule explains this wait)` }
+          : { state: 'running', stateText: 'running (not blocked in a wait)' };
+    const analysis: ThreadAnalysis = {
+      key: g.key,
+      id: info?.id ?? null,
+      lwp: info?.lwp ?? null,
+      ptid: info?.ptid ?? null,
+      name: info?.name ?? null,
+      state: stateRule?.effect.state ?? defaultState.state,
+      stateText: stateRule?.effect.stateText ?? stateRule?.effect.state ?? defaultState.stateText,
+      waitsFor: [],
+      holds: [],
+      rules: fired.map((f) => f.rule.id),
+      acquireSite: acquire,
+      backtrace: g.primary.index,
+      merged: g.merged.map((m) => m.index),
+      idle: fired.some((f) => f.rule.effect.idle === true),
+      blocked,
+    };
+    return { key: g.key, primary: g.primary, merged: g.merged, fired, stateRule, analysis };
+  });
+  const byKey = new Map(works.map((w) => [w.key, w]));
+
+  // Rule effects → edges.
+  const edges: Edge[] = [];
+  const waits: WaitInfo[] = [];
+  const allOf: Array<{ work: ThreadWork; state: string; resource: string; description: string; evidence: Edge['evidence']; ruleId: string; site: Edge['site'] }> = [];
+  for (const work of works) {
+    for (const { rule, alt } of work.fired) {
+      const effect = rule.effect;
+      for (const w of effect.waits ?? []) {
+        const resource = expandResource(w.resource, alt.captures, work.key);
+        const description = expandTemplate(w.description, alt.captures).text;
+        if ('allThreadsInState' in w) {
+          allOf.push({ work, state: w.allThreadsInState, resource, description, evidence: effect.evidence, ruleId: rule.id, site: alt.site });
+          continue;
+        }
+        const edge: Edge = {
+          kind: 'waits',
+          from: threadNode(work.key),
+          to: resourceNode(resource),
+          evidence: effect.evidence,
+          ruleId: rule.id,
+          site: alt.site,
+          description,
+          ...(effect.timed ? { timed: true } : {}),
+        };
+        edges.push(edge);
+        const query = w.ownerQuery ? expandTemplate(w.ownerQuery, alt.captures) : null;
+        waits.push({
+          edge,
+          lockLike: w.lockLike ?? true,
+          label: w.label ?? null,
+          ownerQuery: query && query.missing.length === 0 ? query.text : null,
+          ownerAnswer: w.ownerAnswer ?? null,
+        });
+      }
+      for (const h of effect.holds ?? []) {
+        const resource = expandResource(h.resource, alt.captures, work.key);
+        edges.push({
+          kind: 'holds',
+          from: resourceNode(resource),
+          to: threadNode(work.key),
+          evidence: effect.evidence,
+          ruleId: rule.id,
+          site: alt.site,
+          description: h.description ? expandTemplate(h.description, alt.captures).text : '',
+        });
+      }
+    }
+  }
+  // All-of waits: one edge to every other thread in the named state.
+  const byState = new Map<string, ThreadWork[]>();
+  for (const w of works) {
+    const list = byState.get(w.analysis.state);
+    if (list) list.push(w);
+    else byState.set(w.analysis.state, [w]);
+  }
+  for (const list of byState.values()) list.sort((a, b) => compareThreadKeys(a.key, b.key));
+  const allOfLabels = new Map<string, string>();
+  for (const a of allOf) {
+    const rule = rules.byId.get(a.ruleId);
+    const label = rule?.kind === 'thread' ? rule.effect.waits?.find((w) => 'allThreadsInState' in w)?.label : undefined;
+    if (label) allOfLabels.set(a.resource, label);
+    for (const target of byState.get(a.state) ?? []) {
+      if (target === a.work) continue;
+      const stateEvidence = target.stateRule?.effect.evidence ?? 'inferred';
+      edges.push({
+        kind: 'waits-thread',
+        from: threadNode(a.work.key),
+        to: threadNode(target.key),
+        evidence: a.evidence === 'proven' && stateEvidence === 'proven' ? 'proven' : 'inferred',
+        ruleId: a.ruleId,
+        site: a.site,
+        description: a.description,
+        viaState: a.state,
+        allOf: a.resource,
+        ...(target.stateRule ? { stateRuleId: target.stateRule.id } : {}),
+      });
+    }
+  }
+
+  // Owner facts (gdb answers, `print` output in the text) → proven hold edges.
+  const facts = [...givenFacts, ...hintFacts(dump, notes)];
+  applyFacts(facts, works, edges, notes);
+
+  // Per-thread lists.
+  for (const e of edges) {
+    if (e.kind === 'holds') {
+      const w = byKey.get(e.to.slice('thread:'.length));
+      const res = e.from.slice('res:'.length);
+      if (w && !w.analysis.holds.includes(res)) w.analysis.holds.push(res);
+    } else {
+      const w = byKey.get(e.from.slice('thread:'.length));
+      const target = e.kind === 'waits' ? e.to.slice('res:'.length) : e.to;
+      if (w && !w.analysis.waitsFor.includes(target)) w.analysis.waitsFor.push(target);
+    }
+  }
+
+  const threads = works.map((w) => w.analysis).sort((a, b) => compareThreadKeys(a.key, b.key));
+  const acquireNames = new Map(works.map((w) => [w.key, w.primary.acquireName]));
+  const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
+  const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
+  const hang = findHang({ edges, waits, threads, inDeadlock });
+  const unresolved: UnresolvedWait[] = hang.unresolved;
+  const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
+  return {
+    schemaVersion: 1,
+    verdict,
+    deadlocks,
+    hung: hang.hung,
+    threads,
+    edges,
+    unresolved,
+    facts,
+    notes,
+    ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind } : {}),
+    stats: {
+      lines: dump.stats.lines,
+      backtraces: dump.stats.backtraces,
+      threads: threads.length,
+      frames: dump.stats.frames,
+      ignoredLines: dump.stats.ignoredLines,
+    },
+    dump,
+  };
+}
+
+/** Expands a resource template; a placeholder without a value gives `kind:unknown@THREAD`. */
+function expandResource(template: string, captures: Parameters<typeof expandTemplate>[1], key: string): string {
+  const { text, missing } = expandTemplate(template, captures);
+  if (missing.length === 0) return text;
+  const kind = template.includes(':') ? template.slice(0, template.indexOf(':')) : 'resource';
+  return `${kind}:unknown@${key}`;
+}
+
+function hintFacts(dump: Dump, notes: string[]): OwnerFact[] {
+  const facts: OwnerFact[] = [];
+  for (const hint of dump.ownerHints) {
+    const kind = hint.field === '__owner' ? 'mutex' : 'rwlock';
+    if (hint.address === null) {
+      notes.push(`Line ${hint.sourceLine} prints a lock owner (${hint.field} = ${hint.ownerLwp}) but not which lock; it is not used.`);
+      continue;
+    }
+    const resource = `${kind}:${normalizeAddress(hint.address)}`;
+    if (hint.ownerLwp === 0) {
+      notes.push(`Line ${hint.sourceLine}: ${resource} has ${hint.field} = 0 (not held when printed).`);
+      continue;
+    }
+    facts.push({ resource, holder: { lwp: hint.ownerLwp }, origin: 'text', query: hint.expression, answer: String(hint.ownerLwp), sourceLine: hint.sourceLine });
+  }
+  return facts;
+}
+
+/** Adds a proven hold edge per fact; a proven holder replaces holders that rules only inferred. */
+function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], notes: string[]): void {
+  const byLwp = new Map<number, string>();
+  const byPtid = new Map<string, string>();
+  const byId = new Map<number, string>();
+  for (const w of works) {
+    if (w.analysis.lwp !== null) byLwp.set(w.analysis.lwp, w.key);
+    if (w.analysis.ptid !== null) byPtid.set(normalizeAddress(w.analysis.ptid), w.key);
+    if (w.analysis.id !== null && !byId.has(w.analysis.id)) byId.set(w.analysis.id, w.key);
+  }
+  for (const fact of facts) {
+    const h = fact.holder;
+    const key =
+      (h.threadId !== undefined ? byId.get(h.threadId) : undefined) ??
+      (h.lwp !== undefined ? byLwp.get(h.lwp) : undefined) ??
+      (h.ptid !== undefined ? byPtid.get(normalizeAddress(h.ptid)) : undefined);
+    const resource = normalizeResourceId(fact.resource);
+    if (key === undefined) {
+      const who = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
+      notes.push(`${resource} is held by ${who}, which is not a thread of this dump (it may have exited while holding it).`);
+      continue;
+    }
+    const node = resourceNode(resource);
+    for (let i = edges.length - 1; i >= 0; i--) {
+      const e = edges[i] as Edge;
+      if (e.kind === 'holds' && e.from === node && e.evidence === 'inferred') edges.splice(i, 1);
+    }
+    if (edges.some((e) => e.kind === 'holds' && e.from === node && e.to === threadNode(key))) continue;
+    edges.push({
+      kind: 'holds',
+      from: node,
+      to: threadNode(key),
+      evidence: 'proven',
+      ruleId: fact.origin === 'gdb' ? 'gdb-owner' : 'owner-hint',
+      site: null,
+      description: fact.query ? `(${fact.query} = ${fact.answer ?? '?'})` : 'owner read from memory',
+    });
+  }
+}
+
+/** `mutex:0x0000AB` → `mutex:0xab`. */
+export function normalizeResourceId(id: string): string {
+  const i = id.indexOf(':');
+  if (i < 0) return id;
+  const identity = id.slice(i + 1);
+  return /^0x[0-9a-fA-F]+$/.test(identity) ? `${id.slice(0, i)}:${normalizeAddress(identity)}` : id;
+}

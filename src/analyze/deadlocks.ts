@@ -1,0 +1,198 @@
+/**
+ * Cross-thread stage, part 2: deadlocks from the graph's cycles (title, explanation, fix from a
+ * cycle rule or from the rules on the cycle, a signature free of numbers and addresses), and the
+ * hang verdict for waits that cannot end although there is no cycle.
+ */
+import { createHash } from 'node:crypto';
+import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
+import { compareThreadKeys, findCycleComponents, isThreadNode, nodeKey, type CycleComponent } from '../graph/index.js';
+import type { CycleRule, LoadedRules } from '../rules/types.js';
+import type { WaitInfo } from './analyzer.js';
+
+export interface DeadlockInput {
+  rules: LoadedRules;
+  edges: Edge[];
+  waits: WaitInfo[];
+  threads: ThreadAnalysis[];
+  /** Normalised acquire-site function per thread key. */
+  acquireNames: Map<ThreadKey, string | null>;
+  /** Labels of all-of resources, e.g. `julia:gc-stop` → `Julia GC stop-the-world`. */
+  allOfLabels: Map<string, string>;
+}
+
+export function buildDeadlocks(input: DeadlockInput): Deadlock[] {
+  const threadsByKey = new Map(input.threads.map((t) => [t.key, t]));
+  const labelByEdge = new Map(input.waits.map((w) => [w.edge, w.label]));
+  return findCycleComponents(input.edges).map((component) => toDeadlock(component, input, threadsByKey, labelByEdge));
+}
+
+function toDeadlock(component: CycleComponent, input: DeadlockInput, threadsByKey: Map<ThreadKey, ThreadAnalysis>, labelByEdge: Map<Edge, string | null>): Deadlock {
+  const name = (key: ThreadKey): string => threadName(threadsByKey.get(key), key);
+  const cycle: CycleStep[] = [];
+  const edges = component.cycle;
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i] as Edge;
+    if (e.kind === 'waits-thread') {
+      const from = nodeKey(e.from);
+      const to = nodeKey(e.to);
+      cycle.push({ from, to, resource: null, wait: e, hold: null, text: `${name(from)} ${e.description}: ${name(to)}` });
+    } else if (e.kind === 'waits') {
+      const hold = edges[i + 1] as Edge;
+      i++;
+      const from = nodeKey(e.from);
+      const to = nodeKey(hold.to);
+      const holdText = hold.description ? `, ${hold.description}` : '';
+      cycle.push({ from, to, resource: nodeKey(e.to), wait: e, hold, text: `${from === to ? `${name(from)} ${e.description}, which it holds itself${holdText}` : `${name(from)} ${e.description}, held by ${name(to)}${holdText}`}` });
+    }
+  }
+  const resources = new Set(component.resources);
+  for (const e of component.edges) if (e.kind === 'waits-thread' && e.allOf) resources.add(e.allOf);
+  const ruleIds = new Set<string>();
+  for (const e of component.edges) {
+    ruleIds.add(e.ruleId);
+    if (e.stateRuleId) ruleIds.add(e.stateRuleId);
+  }
+  const cycleRule = pickCycleRule(input.rules.cycleRules, ruleIds);
+  if (cycleRule) ruleIds.add(cycleRule.id);
+  const ruleTexts = [...new Set(component.edges.filter((e) => e.kind !== 'holds').map((e) => e.ruleId))]
+    .map((id) => input.rules.byId.get(id))
+    .filter((r) => r !== undefined);
+  const labels: string[] = [];
+  for (const e of component.cycle) {
+    const label = e.kind === 'waits-thread' ? (e.allOf ? input.allOfLabels.get(e.allOf) : undefined) : e.kind === 'waits' ? labelByEdge.get(e) ?? undefined : undefined;
+    const text = label ?? (e.kind === 'waits' ? resourceKind(nodeKey(e.to)) : e.kind === 'waits-thread' ? `threads in state ${e.viaState ?? '?'}` : undefined);
+    if (text && !labels.includes(text)) labels.push(text);
+  }
+  const title = cycleRule ? `deadlock: ${cycleRule.title}` : `deadlock: ${labels.length > 1 ? labels.join(' ↔ ') : `${labels[0] ?? 'wait'} cycle`}`;
+  const explanation = cycleRule ? cycleRule.explanation : ruleTexts.map((r) => r.explanation).join('\n\n');
+  const fix = cycleRule ? cycleRule.fix : ruleTexts.map((r) => r.fix).join('\n\n');
+  return {
+    threads: component.threads,
+    cycle,
+    resources: [...resources].sort(),
+    evidence: component.cycle.every((e) => e.evidence === 'proven') ? 'proven' : 'inferred',
+    title,
+    signature: signature(component, input.acquireNames),
+    explanation,
+    fix,
+    rules: [...ruleIds].sort(),
+    blockedBehind: component.blockedBehind,
+  };
+}
+
+/** The cycle rule whose required rules all fired on the component; the most specific wins. */
+function pickCycleRule(cycleRules: CycleRule[], fired: Set<string>): CycleRule | null {
+  let best: CycleRule | null = null;
+  for (const rule of cycleRules) {
+    if (!rule.requiredRules.every((id) => fired.has(id))) continue;
+    if (best === null || rule.requiredRules.length > best.requiredRules.length) best = rule;
+  }
+  return best;
+}
+
+/** `mutex:0x55…` → `mutex`; ids without an address keep their identity (`julia:gc-stop`). */
+export function resourceKind(id: string): string {
+  const i = id.indexOf(':');
+  if (i < 0) return id;
+  const identity = id.slice(i + 1);
+  return /^0x[0-9a-f]+$/i.test(identity) || identity.startsWith('unknown@') ? id.slice(0, i) : id;
+}
+
+/**
+ * First 12 hex digits of sha256 over the component's wait edges as `acquire-site > resource kind`
+ * tokens, sorted and de-duplicated: no thread numbers, LWPs or addresses, and the same bug with
+ * one more waiting thread keeps its signature.
+ */
+function signature(component: CycleComponent, acquireNames: Map<ThreadKey, string | null>): string {
+  const tokens = new Set<string>();
+  for (const e of component.edges) {
+    if (!isThreadNode(e.from)) continue;
+    const site = acquireNames.get(nodeKey(e.from)) ?? '?';
+    const what = e.kind === 'waits-thread' ? `all:${e.viaState ?? '?'}:${e.allOf ? resourceKind(e.allOf) : ''}` : resourceKind(nodeKey(e.to));
+    tokens.add(`${site} > ${what}`);
+  }
+  return createHash('sha256').update([...tokens].sort().join('\n')).digest('hex').slice(0, 12);
+}
+
+export function threadName(t: ThreadAnalysis | undefined, key: ThreadKey): string {
+  if (!t) return `Thread ${key}`;
+  const base = t.id === null ? `the backtrace at line ${t.acquireSite?.sourceLine ?? key.replace(/^bt@/, '')}` : `Thread ${t.key}`;
+  return t.lwp !== null ? `${base} (LWP ${t.lwp})` : base;
+}
+
+export interface HangInput {
+  edges: Edge[];
+  waits: WaitInfo[];
+  threads: ThreadAnalysis[];
+  inDeadlock: Set<ThreadKey>;
+}
+
+export interface HangResult {
+  hung: ThreadKey[];
+  blockedBehind: ThreadKey[];
+  unresolved: UnresolvedWait[];
+}
+
+/**
+ * A thread hangs when it waits, with no time limit and not as an idle pool thread, on a lock-like
+ * resource whose holder is not in the dump, or whose holder is itself blocked in a wait no rule
+ * explains. Those waits (holder unknown) are also the unresolved waits, with their gdb query.
+ */
+export function findHang(input: HangInput): HangResult {
+  const threads = new Map(input.threads.map((t) => [t.key, t]));
+  const holders = new Map<string, ThreadKey[]>();
+  for (const e of input.edges) {
+    if (e.kind !== 'holds') continue;
+    const list = holders.get(e.from);
+    if (list) list.push(nodeKey(e.to));
+    else holders.set(e.from, [nodeKey(e.to)]);
+  }
+  const hung = new Set<ThreadKey>();
+  const unresolved: UnresolvedWait[] = [];
+  for (const w of input.waits) {
+    const e = w.edge;
+    const key = nodeKey(e.from);
+    const thread = threads.get(key);
+    if (!thread || thread.idle || e.timed || !w.lockLike) continue;
+    const owners = holders.get(e.to) ?? [];
+    if (owners.length === 0) {
+      unresolved.push({
+        thread: key,
+        resource: nodeKey(e.to),
+        description: e.description,
+        ruleId: e.ruleId,
+        site: e.site,
+        gdbCommand: w.ownerQuery,
+        ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+      });
+      if (!input.inDeadlock.has(key)) hung.add(key);
+      continue;
+    }
+    const ownerStuck = owners.every((o) => {
+      const t = threads.get(o);
+      return t !== undefined && o !== key && t.state === 'waiting' && t.blocked === true && !t.idle;
+    });
+    if (ownerStuck && !input.inDeadlock.has(key)) hung.add(key);
+  }
+  // Threads that wait, directly or through others, on a hung thread.
+  const incoming = new Map<string, string[]>();
+  for (const e of input.edges) {
+    const list = incoming.get(e.to);
+    if (list) list.push(e.from);
+    else incoming.set(e.to, [e.from]);
+  }
+  const seen = new Set<string>([...hung].map((k) => `thread:${k}`));
+  const queue = [...seen];
+  const behind: ThreadKey[] = [];
+  while (queue.length > 0) {
+    const node = queue.pop() as string;
+    for (const prev of incoming.get(node) ?? []) {
+      if (seen.has(prev)) continue;
+      seen.add(prev);
+      if (isThreadNode(prev)) behind.push(nodeKey(prev));
+      queue.push(prev);
+    }
+  }
+  unresolved.sort((a, b) => compareThreadKeys(a.thread, b.thread) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+  return { hung: [...hung].sort(compareThreadKeys), blockedBehind: behind.sort(compareThreadKeys), unresolved };
+}

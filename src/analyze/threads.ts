@@ -1,0 +1,135 @@
+/**
+ * Cross-thread stage, part 1: thread keys, merging headerless backtraces into their thread, and
+ * settling which rules fired (process-wide conditions, `unlessRules`) and each thread's state.
+ */
+import type { ThreadAnalysis } from '../model/analysis.js';
+import type { LoadedRules, ThreadRule } from '../rules/types.js';
+import type { BacktraceSummary, SummaryAlternative } from './summary.js';
+
+export interface FiredRule {
+  rule: ThreadRule;
+  alt: SummaryAlternative;
+}
+
+export interface ThreadWork {
+  key: string;
+  primary: BacktraceSummary;
+  merged: BacktraceSummary[];
+  fired: FiredRule[];
+  /** The rule that set the state, or null. */
+  stateRule: ThreadRule | null;
+  analysis: ThreadAnalysis;
+}
+
+/** Minimum number of top frames (same levels, same names) a headerless bt must share with a thread. */
+const MIN_MERGE_FRAMES = 2;
+
+/**
+ * Gives each backtrace a thread key and merges headerless backtraces whose top frames match
+ * exactly one thread's. Returns the threads in input order and notes for the report.
+ */
+export function groupThreads(summaries: BacktraceSummary[]): { threads: Array<{ key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }>; notes: string[] } {
+  const notes: string[] = [];
+  const threads: Array<{ key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }> = [];
+  const used = new Set<string>();
+  const headerless: BacktraceSummary[] = [];
+  const byTop = new Map<string, Array<{ key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }>>();
+  for (const s of summaries) {
+    if (s.thread === null) {
+      headerless.push(s);
+      continue;
+    }
+    let key = s.thread.gdbId;
+    if (used.has(key)) {
+      const unique = `${key}@${s.startLine}`;
+      notes.push(`Thread ${key} appears twice (again at line ${s.startLine}); the second copy is analysed as ${unique}.`);
+      key = unique;
+    }
+    used.add(key);
+    const entry = { key, primary: s, merged: [] as BacktraceSummary[] };
+    threads.push(entry);
+    const topKey = s.top[0]?.name;
+    if (topKey !== undefined) {
+      const list = byTop.get(topKey);
+      if (list) list.push(entry);
+      else byTop.set(topKey, [entry]);
+    }
+  }
+  for (const s of headerless) {
+    const candidates = (byTop.get(s.top[0]?.name ?? '') ?? []).filter((t) => topFramesAgree(t.primary, s));
+    const where = `The backtrace without a thread header at line ${s.startLine}`;
+    if (candidates.length === 1) {
+      const target = candidates[0] as (typeof candidates)[number];
+      target.merged.push(s);
+      notes.push(`${where} has the same top frames as Thread ${target.key} (${describeTop(s)}) and no other thread's; it is read as more of Thread ${target.key}'s stack.`);
+      continue;
+    }
+    const key = `bt@${s.startLine}`;
+    notes.push(
+      candidates.length === 0
+        ? `${where} matches no thread's top frames; it is analysed on its own as ${key}.`
+        : `${where} matches the top frames of ${candidates.length} threads (${candidates.map((c) => c.key).join(', ')}); it is analysed on its own as ${key}.`,
+    );
+    threads.push({ key, primary: s, merged: [] });
+  }
+  return { threads, notes };
+}
+
+function describeTop(s: BacktraceSummary): string {
+  return s.top
+    .slice(0, 3)
+    .map((t) => `#${t.level} ${t.name}`)
+    .join(', ');
+}
+
+/** The frames both show at the same levels near the top must have the same names, and there must be enough of them. */
+function topFramesAgree(thread: BacktraceSummary, bt: BacktraceSummary): boolean {
+  const names = new Map(thread.top.map((t) => [t.level, t.name]));
+  let compared = 0;
+  for (const t of bt.top) {
+    const other = names.get(t.level);
+    if (other === undefined) continue;
+    if (other !== t.name) return false;
+    compared++;
+  }
+  const needed = Math.min(MIN_MERGE_FRAMES, thread.top.length, bt.top.length);
+  return compared >= Math.max(needed, 1) && names.has(0) && bt.top.some((t) => t.level === 0);
+}
+
+/**
+ * Decides which rules fired on one thread: a rule fires when one of its hit alternatives has all
+ * its process-wide conditions met and none of its `unlessRules` fired. Rules are visited in the
+ * loader's order, which puts every rule after the rules it names in `unlessRules`.
+ */
+export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[]): FiredRule[] {
+  const alternatives = new Map<string, SummaryAlternative[]>();
+  for (const s of summaries) {
+    for (const hit of s.hits) {
+      const list = alternatives.get(hit.ruleId);
+      if (list) list.push(...hit.alternatives);
+      else alternatives.set(hit.ruleId, [...hit.alternatives]);
+    }
+  }
+  const fired: FiredRule[] = [];
+  const firedIds = new Set<string>();
+  for (const rule of rules.threadRules) {
+    const alts = alternatives.get(rule.id);
+    if (!alts) continue;
+    const alt = alts.find((a) => a.pendingProcess.every((i) => processFlags[i] === true));
+    if (!alt) continue;
+    if (rule.unlessRules.some((id) => firedIds.has(id))) continue;
+    fired.push({ rule, alt });
+    firedIds.add(rule.id);
+  }
+  return fired;
+}
+
+/** The state-setting rule with the highest priority (first in load order on ties). */
+export function stateRuleOf(fired: FiredRule[]): ThreadRule | null {
+  let best: ThreadRule | null = null;
+  for (const { rule } of fired) {
+    if (rule.effect.state === undefined) continue;
+    if (best === null || (rule.effect.priority ?? 0) > (best.effect.priority ?? 0)) best = rule;
+  }
+  return best;
+}

@@ -1,0 +1,135 @@
+/**
+ * The wait-for graph: the only module that imports graphology. Nodes are `thread:KEY` and
+ * `res:ID`; edges are the analysis edges (thread → resource waits, resource → thread holds,
+ * thread → thread all-of waits). Finds the strongly connected components that contain a cycle,
+ * one concrete cycle per component (rotated to start at the lowest thread), and the threads that
+ * wait on each component from outside.
+ */
+import { DirectedGraph } from 'graphology';
+import { stronglyConnectedComponents } from 'graphology-components';
+import type { Edge, ThreadKey } from '../model/analysis.js';
+
+export interface CycleComponent {
+  /** Every node of the strongly connected component. */
+  nodes: string[];
+  /** Its threads, in thread order. */
+  threads: ThreadKey[];
+  /** Its resources, sorted. */
+  resources: string[];
+  /** One concrete cycle as edges in order, starting with an edge out of the lowest thread. */
+  cycle: Edge[];
+  /** Every edge with both ends in the component. */
+  edges: Edge[];
+  /** Threads outside the component with a path into it, in thread order. */
+  blockedBehind: ThreadKey[];
+}
+
+export const threadNode = (key: ThreadKey): string => `thread:${key}`;
+export const resourceNode = (id: string): string => `res:${id}`;
+export const isThreadNode = (node: string): boolean => node.startsWith('thread:');
+export const nodeKey = (node: string): string => node.slice(node.indexOf(':') + 1);
+
+/** Orders thread keys: by gdb number (`9` < `10`, `2.4` by its parts), headerless `bt@L` last. */
+export function compareThreadKeys(a: ThreadKey, b: ThreadKey): number {
+  const pa = keyParts(a);
+  const pb = keyParts(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? -1;
+    const y = pb[i] ?? -1;
+    if (x !== y) return x - y;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function keyParts(key: ThreadKey): number[] {
+  if (!/^\d/.test(key)) return [Number.MAX_SAFE_INTEGER];
+  return key.split(/[.@#]/).map((p) => (/^\d+$/.test(p) ? Number(p) : Number.MAX_SAFE_INTEGER));
+}
+
+export function buildWaitGraph(edges: Edge[]): DirectedGraph {
+  const graph = new DirectedGraph();
+  for (const e of edges) {
+    graph.mergeNode(e.from);
+    graph.mergeNode(e.to);
+    if (e.from === e.to) continue; // an all-of wait never includes its own thread
+    graph.mergeEdge(e.from, e.to);
+  }
+  return graph;
+}
+
+/** Strongly connected components that contain a cycle with at least one thread. */
+export function findCycleComponents(edges: Edge[]): CycleComponent[] {
+  const graph = buildWaitGraph(edges);
+  const componentOf = new Map<string, number>();
+  const components = stronglyConnectedComponents(graph).filter((c) => c.length > 1 && c.some(isThreadNode));
+  components.forEach((c, i) => c.forEach((n) => componentOf.set(n, i)));
+  const edgesByFrom = new Map<string, Edge[]>();
+  for (const e of edges) {
+    const list = edgesByFrom.get(e.from);
+    if (list) list.push(e);
+    else edgesByFrom.set(e.from, [e]);
+  }
+  const result = components.map((nodes, index) => {
+    const inside = (n: string): boolean => componentOf.get(n) === index;
+    const threads = nodes.filter(isThreadNode).map(nodeKey).sort(compareThreadKeys);
+    const resources = nodes.filter((n) => !isThreadNode(n)).map(nodeKey).sort();
+    const componentEdges = edges.filter((e) => inside(e.from) && inside(e.to) && e.from !== e.to);
+    const cycle = concreteCycle(threadNode(threads[0] as string), edgesByFrom, inside);
+    return { nodes, threads, resources, cycle, edges: componentEdges, blockedBehind: [] as ThreadKey[] };
+  });
+  // Threads behind a component: reverse reachability from its nodes, outside it.
+  const edgesByTo = new Map<string, string[]>();
+  for (const e of edges) {
+    if (e.from === e.to) continue;
+    const list = edgesByTo.get(e.to);
+    if (list) list.push(e.from);
+    else edgesByTo.set(e.to, [e.from]);
+  }
+  result.forEach((component, index) => {
+    const seen = new Set<string>(component.nodes);
+    const queue = [...component.nodes];
+    const behind: ThreadKey[] = [];
+    while (queue.length > 0) {
+      const node = queue.pop() as string;
+      for (const prev of edgesByTo.get(node) ?? []) {
+        if (seen.has(prev)) continue;
+        seen.add(prev);
+        if (componentOf.get(prev) === index) continue;
+        if (isThreadNode(prev)) behind.push(nodeKey(prev));
+        queue.push(prev);
+      }
+    }
+    component.blockedBehind = behind.sort(compareThreadKeys);
+  });
+  return result.sort((a, b) => compareThreadKeys(a.threads[0] as string, b.threads[0] as string));
+}
+
+/**
+ * Shortest cycle through `start` inside the component (breadth-first, edges tried in input
+ * order, so the result is deterministic).
+ */
+function concreteCycle(start: string, edgesByFrom: Map<string, Edge[]>, inside: (n: string) => boolean): Edge[] {
+  const via = new Map<string, Edge>();
+  const queue: string[] = [start];
+  let head = 0;
+  while (head < queue.length) {
+    const node = queue[head++] as string;
+    for (const e of edgesByFrom.get(node) ?? []) {
+      if (e.from === e.to || !inside(e.to)) continue;
+      if (e.to === start) {
+        const path: Edge[] = [e];
+        let at = node;
+        while (at !== start) {
+          const back = via.get(at) as Edge;
+          path.push(back);
+          at = back.from;
+        }
+        return path.reverse();
+      }
+      if (via.has(e.to) || e.to === start) continue;
+      via.set(e.to, e);
+      queue.push(e.to);
+    }
+  }
+  return [];
+}
