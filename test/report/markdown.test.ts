@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { code, escapeText, fenceFor, renderMarkdown } from '../../src/report/markdown.js';
+import { foundingAnalysis, okAnalysis } from './build-analysis.js';
+
+test('founding report: verdict heading, edge table, mermaid of 7, 8, 9, fix, grouped stacks', () => {
+  const md = renderMarkdown(foundingAnalysis());
+  assert.match(md, /^## Deadlock: Julia GC stop-the-world ↔ LLVM ORC lazy compile \(threads 7, 8, 9\)\n/);
+  const tableRows = md.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Thread') && !line.startsWith('| ---'));
+  // The canonical cycle 7 → 9 → 7 first, then thread 8's wait and 9's wait on it.
+  assert.equal(tableRows.length, 4);
+  assert.match(tableRows[0]!, /^\| \*\*thread 7\*\* \| `orc:lazy-compile`.* \| thread 9 /);
+  assert.match(tableRows[1]!, /^\| \*\*thread 9\*\* \| `julia:gc-stop`.* \| thread 7 /);
+  assert.match(tableRows[2]!, /^\| thread 8 \| `orc:lazy-compile`/);
+  const mermaid = /```mermaid\n([\s\S]*?)```/.exec(md)?.[1] ?? '';
+  for (const id of ['t7', 't8', 't9']) assert.match(mermaid, new RegExp(`^  ${id}\\(\\["thread ${id.slice(1)}`, 'm'));
+  assert.match(mermaid, /r_orc_lazy_compile\["orc:lazy-compile"\]/);
+  assert.match(mermaid, /r_julia_gc_stop -.->\|"held by"\| t7/);
+  assert.match(md, /\*\*Fix:\*\* Make the call into the lazily compiled code GC-safe \(like `ccall` with `gc_safe=true`\)/);
+  assert.match(md, /\*\*Blocked behind it:\*\* threads 1, 3, 4, 5, 6\./);
+  assert.match(md, /<summary>5 threads parked at a GC safepoint: 1, 3, 4, 5, 6<\/summary>/);
+  // Every thread appears in exactly one <details> block.
+  assert.equal(md.match(/<details>/g)?.length, 5);
+  // The deadlock's stacks come first.
+  assert.ok(md.indexOf('<summary>2 threads') < md.indexOf('<summary>5 threads'));
+  assert.ok(md.endsWith('\n') && !md.endsWith('\n\n'));
+});
+
+test('exact grouping is selectable', () => {
+  const exact = renderMarkdown(foundingAnalysis(), { group: 'exact' });
+  assert.match(exact, /<summary>5 threads parked/);
+});
+
+test('an ok analysis says so and still lists the stacks', () => {
+  const md = renderMarkdown(okAnalysis());
+  assert.match(md, /^## No deadlock found among 2 threads\n/);
+  assert.doesNotMatch(md, /```mermaid/);
+  assert.equal(md.match(/<details>/g)?.length, 2);
+});
+
+test('input-derived strings cannot break the table, the details block or inject HTML', () => {
+  const analysis = foundingAnalysis();
+  const evil = 'f<script>alert(1)</script>|`x`</details>\n# heading';
+  const bt = analysis.dump.backtraces[analysis.threads.find((t) => t.key === '7')!.backtrace]!;
+  bt.frames[3]!.function = evil;
+  analysis.deadlocks[0]!.cycle[0]!.wait.site!.function = evil;
+  analysis.threads.find((t) => t.key === '2')!.stateText = 'waits <b>for</b> "signals" & more';
+  const md = renderMarkdown(analysis);
+  // Outside code (fences and code spans, which Markdown shows literally) no tag survives.
+  const prose = md.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '').replace(/(`+)[\s\S]*?\1/g, '');
+  assert.match(md, /<script>/, 'the name is still shown, as code');
+  assert.doesNotMatch(prose, /<script>|<\/details>\|/);
+  assert.doesNotMatch(prose, /<b>/);
+  assert.match(md, /waits &lt;b&gt;for&lt;\/b&gt; &quot;signals&quot; &amp; more/);
+  // The table row keeps its five cells: the `|` inside the code span is escaped.
+  const row = md.split('\n').find((line) => line.startsWith('| **thread 7**'))!;
+  assert.equal(row.split(/(?<!\\)\|/).length - 2, 5);
+  // The stack's fence is longer than the backticks inside it, so `</details>` stays code.
+  const block = /<summary>thread 7:[^\n]*\n\n(`{3,})\n([\s\S]*?)\n\1\n/.exec(md);
+  assert.ok(block, 'stack block found');
+  assert.match(block[2]!, /<\/details>/);
+});
+
+test('escape helpers', () => {
+  assert.equal(code('a`b'), '``a`b``');
+  assert.equal(code('`a'), '`` `a ``');
+  assert.equal(code('x|y', true), '`x\\|y`');
+  assert.equal(fenceFor('no ticks'), '```');
+  assert.equal(fenceFor('````'), '`````');
+  assert.equal(escapeText('*a* _b_ <c> [d](e) | #'), '\\*a\\* \\_b\\_ &lt;c&gt; \\[d\\](e) \\| \\#');
+});
