@@ -9,6 +9,8 @@ import { ExitCode } from './exit-codes.js';
 import { UsageError, WaitgraphError } from '../errors.js';
 import { registerAnalyze } from './commands/analyze.js';
 import { registerParse } from './commands/parse.js';
+import { registerCheck } from './commands/check.js';
+import { registerSchema } from './commands/schema.js';
 
 /** Receives the exit code of whichever action ran. */
 export interface ExitSink {
@@ -24,6 +26,8 @@ export function createProgram(io: CliIO, version: string, sink: ExitSink): Comma
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   registerAnalyze(program, io, sink);
   registerParse(program, io, sink);
+  registerCheck(program, io, sink);
+  registerSchema(program, io, sink);
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   return program;
 }

@@ -1,0 +1,282 @@
+/**
+ * `waitgraph check [PATH…]`: regression-check saved dumps against what they are known to show.
+ * Each dump `NAME.txt` may have a sidecar `NAME.expect.json` such as
+ * `{"verdict": "deadlock", "cycles": [[7, 8, 9]]}`; the command analyses every dump that has one,
+ * prints file / expected / got / match, and exits 0 when all match, 1 when any does not, 2 when an
+ * input cannot be read. `--update` (re)writes sidecars from the current results.
+ *
+ * Which files are dumps: a path named on the command line always is. In a folder (searched
+ * recursively) the dumps are `*.txt`, `*.bt` and `*.log`, except golden outputs: anything under a
+ * `golden/` folder and files named `expected.*` or `*.expected.*`. Sidecars (`*.expect.json`) are
+ * never dumps. Globs (`'fixtures/**\/*.bt'`) are expanded with tinyglobby.
+ */
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { z } from 'zod';
+import type { CliIO } from '../io.js';
+import type { ExitSink } from '../program.js';
+import { ExitCode } from '../exit-codes.js';
+import { InputError, UsageError, WaitgraphError } from '../../errors.js';
+import type { Analysis, Verdict } from '../../model/analysis.js';
+import { readInputChunks } from '../read-input.js';
+import { analyze } from '../../analyze.js';
+import { parseDumpStream } from '../../parse/index.js';
+
+export const DUMP_EXTENSIONS = ['txt', 'bt', 'log'] as const;
+const FOLDER_IGNORES = ['**/golden/**', '**/node_modules/**', '**/expected.*', '**/*.expected.*', '**/*.expect.json'];
+const SIDECAR_SUFFIX = '.expect.json';
+
+/** What a sidecar promises about its dump. Cycles are thread-key sets, compared order-free. */
+export interface Expectation {
+  verdict: Verdict;
+  cycles: Array<Array<number | string>>;
+}
+
+const expectationSchema = z
+  .object({
+    verdict: z.enum(['deadlock', 'hang', 'ok']),
+    cycles: z.array(z.array(z.union([z.number().int().nonnegative(), z.string().regex(/^(\d+|bt@\d+)$/)]))).default([]),
+  })
+  .passthrough();
+
+export type CheckStatus = 'match' | 'mismatch' | 'unchecked' | 'updated' | 'error';
+
+export interface CheckRow {
+  /** The dump's path relative to the working directory, with `/` separators. */
+  file: string;
+  sidecar: string;
+  expected: Expectation | null;
+  got: Expectation | null;
+  status: CheckStatus;
+  error?: string;
+}
+
+export interface CheckOptions {
+  strict: boolean;
+  update: boolean;
+}
+
+export interface CheckSummary {
+  match: number;
+  mismatch: number;
+  unchecked: number;
+  updated: number;
+  error: number;
+}
+
+export function sidecarPath(dumpPath: string): string {
+  const ext = extname(dumpPath);
+  const stem = ext ? basename(dumpPath, ext) : basename(dumpPath);
+  return join(dirname(dumpPath), `${stem}${SIDECAR_SUFFIX}`);
+}
+
+/** The dumps named by the arguments, absolute, sorted, without duplicates. */
+export async function findDumps(paths: readonly string[], cwd: string): Promise<string[]> {
+  const found = new Set<string>();
+  for (const path of paths) {
+    const full = resolve(cwd, path);
+    if (existsSync(full)) {
+      if (statSync(full).isDirectory()) {
+        const files = await glob(`**/*.{${DUMP_EXTENSIONS.join(',')}}`, { cwd: full, absolute: true, ignore: FOLDER_IGNORES, dot: false });
+        for (const file of files) found.add(resolve(file));
+      } else {
+        found.add(full);
+      }
+    } else if (isDynamicPattern(path)) {
+      const files = await glob(path, { cwd, absolute: true, ignore: ['**/*.expect.json', '**/node_modules/**'] });
+      for (const file of files) found.add(resolve(file));
+    } else {
+      throw new InputError(`no such file or folder: ${path}`);
+    }
+  }
+  return [...found].sort();
+}
+
+/** The expectation an analysis fulfils: its verdict and each deadlock's thread set. */
+export function expectationOf(analysis: Analysis): Expectation {
+  return {
+    verdict: analysis.verdict,
+    cycles: analysis.deadlocks.map((d) => d.threads.map((key) => (/^\d+$/.test(key) ? Number(key) : key))),
+  };
+}
+
+function normalise(expectation: Expectation): string {
+  const cycles = expectation.cycles.map((cycle) => cycle.map(String).sort(byThread)).map((cycle) => cycle.join(','));
+  cycles.sort();
+  return `${expectation.verdict}|${cycles.join(';')}`;
+}
+
+function byThread(a: string, b: string): number {
+  const na = /^\d+$/.test(a) ? Number(a) : Number.MAX_SAFE_INTEGER;
+  const nb = /^\d+$/.test(b) ? Number(b) : Number.MAX_SAFE_INTEGER;
+  return na - nb || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+export function sameExpectation(a: Expectation, b: Expectation): boolean {
+  return normalise(a) === normalise(b);
+}
+
+/** `deadlock {7,8,9}`, `ok`, `deadlock {1,2} {3,4}`. */
+export function describeExpectation(expectation: Expectation | null): string {
+  if (!expectation) return '-';
+  const cycles = expectation.cycles.map((cycle) => `{${cycle.map(String).sort(byThread).join(',')}}`);
+  return [expectation.verdict, ...cycles].join(' ');
+}
+
+function readSidecar(path: string, shownPath: string): Expectation | null {
+  if (!existsSync(path)) return null;
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new InputError(`${shownPath}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = expectationSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InputError(`${shownPath}: ${issue ? `${issue.path.join('.') || 'value'}: ${issue.message}` : 'not an expectation'}`);
+  }
+  return { verdict: parsed.data.verdict, cycles: parsed.data.cycles };
+}
+
+async function analyzeFile(path: string, io: CliIO): Promise<Analysis> {
+  const dump = await parseDumpStream(readInputChunks(path, io));
+  if (dump.backtraces.length === 0) throw new InputError(`no gdb backtrace found in ${relative(io.cwd, path) || path}`);
+  return analyze(dump);
+}
+
+/** Checks (or updates) every dump; never throws for one bad file, it becomes an `error` row. */
+export async function checkDumps(
+  dumps: readonly string[],
+  options: CheckOptions,
+  io: CliIO,
+  onProgress: (done: number, total: number, file: string) => void = () => {},
+): Promise<CheckRow[]> {
+  const rows: CheckRow[] = [];
+  for (const [index, dump] of dumps.entries()) {
+    const file = relative(io.cwd, dump).split('\\').join('/') || dump;
+    onProgress(index, dumps.length, file);
+    const sidecar = sidecarPath(dump);
+    const sidecarShown = relative(io.cwd, sidecar).split('\\').join('/');
+    const row: CheckRow = { file, sidecar: sidecarShown, expected: null, got: null, status: 'unchecked' };
+    rows.push(row);
+    try {
+      row.expected = readSidecar(sidecar, sidecarShown);
+      // A dump without a sidecar is not analysed unless asked to write one: other tools' sample
+      // inputs (even deliberately broken ones) may share the folder.
+      if (!row.expected && !options.update) continue;
+      row.got = expectationOf(await analyzeFile(dump, io));
+      if (options.update) {
+        const unchanged = row.expected !== null && sameExpectation(row.expected, row.got);
+        if (!unchanged) writeFileSync(sidecar, `${JSON.stringify(row.got)}\n`);
+        row.status = unchanged ? 'match' : 'updated';
+        row.expected = row.got;
+      } else {
+        row.status = sameExpectation(row.expected!, row.got) ? 'match' : 'mismatch';
+      }
+    } catch (error) {
+      if (!(error instanceof WaitgraphError)) throw error;
+      row.status = 'error';
+      row.error = error.message;
+    }
+  }
+  onProgress(dumps.length, dumps.length, '');
+  return rows;
+}
+
+export function summarise(rows: readonly CheckRow[]): CheckSummary {
+  const summary: CheckSummary = { match: 0, mismatch: 0, unchecked: 0, updated: 0, error: 0 };
+  for (const row of rows) summary[row.status]++;
+  return summary;
+}
+
+export function checkExitCode(rows: readonly CheckRow[], options: CheckOptions): number {
+  const summary = summarise(rows);
+  if (summary.error > 0) return ExitCode.Failure;
+  if (summary.mismatch > 0 || (options.strict && summary.unchecked > 0)) return ExitCode.Found;
+  return ExitCode.Ok;
+}
+
+const STATUS_TEXT: Record<CheckStatus, string> = {
+  match: 'ok',
+  mismatch: 'MISMATCH',
+  unchecked: 'unchecked',
+  updated: 'updated',
+  error: 'ERROR',
+};
+
+/** The table: file, expected, got, match; then a one-line summary and any errors. */
+export function renderCheckTable(rows: readonly CheckRow[], options: CheckOptions): string {
+  const header = ['file', 'expected', 'got', 'match'];
+  const body = rows.map((row) => [row.file, describeExpectation(row.expected), describeExpectation(row.got), STATUS_TEXT[row.status]]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  const out = [line(header), ...body.map(line), ''];
+  const summary = summarise(rows);
+  const parts = [`${summary.match} matched`, `${summary.mismatch} mismatched`, `${summary.unchecked} unchecked${options.strict && summary.unchecked > 0 ? ' (failures with --strict)' : ''}`];
+  if (summary.updated > 0) parts.push(`${summary.updated} sidecars written`);
+  if (summary.error > 0) parts.push(`${summary.error} unreadable`);
+  out.push(parts.join(', '));
+  for (const row of rows) if (row.error) out.push(`error: ${row.file}: ${row.error}`);
+  return `${out.join('\n')}\n`;
+}
+
+export function renderCheckJson(rows: readonly CheckRow[], options: CheckOptions): string {
+  const report = {
+    schemaVersion: 1,
+    strict: options.strict,
+    update: options.update,
+    files: rows.map((row) => ({
+      file: row.file,
+      sidecar: row.sidecar,
+      expected: row.expected,
+      got: row.got,
+      match: row.status,
+      ...(row.error ? { error: row.error } : {}),
+    })),
+    summary: summarise(rows),
+    exitCode: checkExitCode(rows, options),
+  };
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** `[#######.............] 7/20 fixtures/x.txt` on one rewritten stderr line. */
+function progressBar(io: CliIO): (done: number, total: number, file: string) => void {
+  if (!io.stderrIsTTY) return () => {};
+  return (done, total, file) => {
+    if (total < 2) return;
+    if (done >= total) {
+      io.err('\r\u001b[K');
+      return;
+    }
+    const width = 20;
+    const filled = Math.round((done / total) * width);
+    io.err(`\r\u001b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${file}`.slice(0, 120));
+  };
+}
+
+export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void {
+  program
+    .command('check')
+    .description('check saved dumps against their NAME.expect.json sidecars (CI regression test)')
+    .argument('[paths...]', 'dump files, folders (searched for *.txt, *.bt, *.log) or globs', ['.'])
+    .option('--strict', 'count dumps without a sidecar as failures', false)
+    .option('--update', 'write or refresh the sidecars from the current results', false)
+    .addOption(new Option('-f, --format <format>', 'output format of the table').choices(['text', 'json']).default('text'))
+    .addHelpText(
+      'after',
+      '\nSidecar: NAME.expect.json beside NAME.txt, e.g. {"verdict": "deadlock", "cycles": [[7, 8, 9]]}.\n' +
+        'In folders, golden outputs (golden/ folders, expected.* files) are not dumps.\n' +
+        'Exit: 0 all checked dumps match, 1 a mismatch (or an unchecked dump with --strict), 2 unreadable input.',
+    )
+    .action(async (paths: string[], options: { strict: boolean; update: boolean; format: 'text' | 'json' }) => {
+      const checkOptions: CheckOptions = { strict: options.strict, update: options.update };
+      const dumps = await findDumps(paths, io.cwd);
+      if (dumps.length === 0) throw new UsageError(`no dumps found in ${paths.join(', ')} (looked for ${DUMP_EXTENSIONS.map((e) => `*.${e}`).join(', ')})`);
+      const rows = await checkDumps(dumps, checkOptions, io, progressBar(io));
+      io.out(options.format === 'json' ? renderCheckJson(rows, checkOptions) : renderCheckTable(rows, checkOptions));
+      sink.code = checkExitCode(rows, checkOptions);
+    });
+}
