@@ -11,6 +11,8 @@ import { registerAnalyze } from './commands/analyze.js';
 import { registerParse } from './commands/parse.js';
 import { registerCheck } from './commands/check.js';
 import { registerSchema } from './commands/schema.js';
+import { registerAttach } from './commands/attach.js';
+import { registerCore } from './commands/core.js';
 
 /** Receives the exit code of whichever action ran. */
 export interface ExitSink {
@@ -28,6 +30,8 @@ export function createProgram(io: CliIO, version: string, sink: ExitSink): Comma
   registerParse(program, io, sink);
   registerCheck(program, io, sink);
   registerSchema(program, io, sink);
+  registerAttach(program, io, sink);
+  registerCore(program, io, sink);
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
   return program;
 }

@@ -25,7 +25,8 @@ export interface SessionOptions {
   gdbPath: string;
   /** Hard limit for one command, ms. */
   commandTimeoutMs: number;
-  env?: NodeJS.ProcessEnv;
+  /** Environment for gdb (default: inherited). */
+  env?: Record<string, string | undefined>;
 }
 
 export function gdbPathFrom(env: Readonly<Record<string, string | undefined>>): string {
@@ -43,7 +44,7 @@ export class GdbSession {
 
   private constructor(private readonly options: SessionOptions) {
     // -nx: no user gdbinit (its settings or hooks would change the output); -q: no banner.
-    this.child = spawn(options.gdbPath, ['--interpreter=mi3', '-nx', '-q'], { stdio: ['pipe', 'pipe', 'pipe'], env: options.env ?? process.env });
+    this.child = spawn(options.gdbPath, ['--interpreter=mi3', '-nx', '-q'], { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
     this.child.stderr.on('data', () => undefined);

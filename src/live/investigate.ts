@@ -21,7 +21,8 @@ export interface LiveOptions {
   commandTimeoutMs?: number;
   /** Analyses the captured text with the given facts (rules already chosen by the caller). */
   analyzeText: (text: string, facts: OwnerFact[]) => Analysis;
-  cwd?: string;
+  /** Working directory for relative core and executable paths. */
+  cwd: string;
 }
 
 export interface LiveResult {
@@ -61,7 +62,7 @@ function elfType(path: string): number | null {
 }
 
 export async function investigate(target: LiveTarget, options: LiveOptions): Promise<LiveResult> {
-  const cwd = options.cwd ?? process.cwd();
+  const cwd = options.cwd;
   let core = '';
   let exe: string | null = null;
   if (target.kind === 'pid') {

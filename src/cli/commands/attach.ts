@@ -1,0 +1,58 @@
+/**
+ * `waitgraph attach PID`: runs gdb on a live process (one gdb over MI: `thread apply all bt`, then
+ * the owner of every lock a thread waits for), and reports like `analyze` — with the cycles that
+ * gdb's answers prove. The process is detached (never killed) when gdb exits.
+ */
+import { Option, type Command } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CliIO } from '../io.js';
+import type { ExitSink } from '../program.js';
+import { ExitCode } from '../exit-codes.js';
+import { UsageError } from '../../errors.js';
+import { analyze } from '../../analyze.js';
+import { parseDump } from '../../parse/index.js';
+import { loadRules } from '../../rules/load.js';
+import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
+import type { Analysis, OwnerFact } from '../../model/analysis.js';
+import { gdbPathFrom } from '../../live/gdb-session.js';
+import { investigate, parsePid, type LiveTarget } from '../../live/investigate.js';
+
+export interface LiveCommandOptions {
+  format: string;
+  rules?: string[];
+  timeout: string;
+  saveDump?: string;
+}
+
+/** Options shared by `attach` and `core`. */
+export function addLiveOptions(command: Command): Command {
+  return command
+    .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
+    .option('--rules <file...>', 'extra rule files or folders (same format as the built-ins)')
+    .option('--timeout <seconds>', 'limit for each gdb step (attach, backtrace, each owner query)', '120')
+    .option('--save-dump <file>', 'also write the backtrace text gdb printed to this file (to paste into a bug report)');
+}
+
+/** Runs the live investigation and prints the report; returns the exit code. */
+export async function runLive(target: LiveTarget, options: LiveCommandOptions, io: CliIO): Promise<number> {
+  if (!isFormat(options.format)) throw new UsageError(`unknown format ${options.format} (choose from ${FORMATS.join(', ')})`);
+  if (!/^\d{1,5}$/.test(options.timeout) || Number(options.timeout) < 1) throw new UsageError(`--timeout takes whole seconds (1–99999), not ${JSON.stringify(options.timeout)}`);
+  const rules = loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd });
+  const analyzeText = (text: string, facts: OwnerFact[]): Analysis => analyze(parseDump(text), { rules, facts });
+  const result = await investigate(target, { gdbPath: gdbPathFrom(io.env), analyzeText, commandTimeoutMs: Number(options.timeout) * 1000, cwd: io.cwd });
+  if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
+  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
+  io.out(reporters[options.format](result.analysis, { chalk }));
+  return result.analysis.verdict === 'ok' ? ExitCode.Ok : ExitCode.Found;
+}
+
+export function registerAttach(program: Command, io: CliIO, sink: ExitSink): void {
+  const command = program
+    .command('attach')
+    .description('Attach gdb to a running process, take its thread backtraces, ask gdb who owns each lock a thread waits for, and report deadlocks (gdb from PATH or $WAITGRAPH_GDB).')
+    .argument('<pid>', 'process id of the hung process');
+  addLiveOptions(command).action(async (pid: string, options: LiveCommandOptions) => {
+    sink.code = await runLive({ kind: 'pid', pid: parsePid(pid) }, options, io);
+  });
+}
