@@ -1,7 +1,7 @@
 /**
  * The benchmark's child processes, so each measurement runs in a fresh Node:
  *   node worker.js read-split FILE   → {"bytes","lines","ms"}: the bare Node read-and-split
- *   node worker.js parse FILE        → {"bytes","backtraces","frames","ms","importMs","maxRssKiB"}:
+ *   node worker.js parse FILE        → {"bytes","backtraces","frames","ms","cpuMs","importMs","maxRssKiB"}:
  *                                      the streaming parser alone (keepFrames false), file read included
  * One JSON line on stdout. With no arguments (as when `node --test dist/test/` runs every file under
  * dist/test) it does nothing.
@@ -23,6 +23,7 @@ async function parseFile(path: string): Promise<Record<string, number>> {
   const parser = (await import(parserUrl)) as ParserModule;
   const importMs = performance.now() - importStart;
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   let bytes = 0;
   let backtraces = 0;
   let frames = 0;
@@ -52,7 +53,8 @@ async function parseFile(path: string): Promise<Record<string, number>> {
   } else {
     throw new Error('src/parse/index.ts exports neither DumpParser nor parseDump');
   }
-  return { bytes, backtraces, frames, ms: performance.now() - start, importMs, maxRssKiB: process.resourceUsage().maxRSS };
+  const cpu = process.cpuUsage(cpuStart);
+  return { bytes, backtraces, frames, ms: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, importMs, maxRssKiB: process.resourceUsage().maxRSS };
 }
 
 async function main(argv: string[]): Promise<void> {
