@@ -4,7 +4,7 @@
  * records), so a backtrace stays open until something that cannot belong to it arrives: a new
  * header, a frame whose level does not go on, prose, a prompt or a print.
  */
-import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint } from '../model/dump.js';
+import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, ThreadInfo } from '../model/dump.js';
 import { splitArgs } from './frame-body.js';
 import type { LogicalLine } from './lines.js';
 
@@ -32,6 +32,11 @@ export class DumpBuilder {
   /** A print command just before an owner print: its expression. */
   private printCommand: string | null = null;
   private emitted = 0;
+  /**
+   * The thread gdb last switched to (`[Switching to thread 5 (…)]`, `Thread 1 "x" received
+   * signal …`): a plain `bt` after it shows that thread's stack. A thread header clears it.
+   */
+  private selected: ThreadInfo | null = null;
 
   constructor(private readonly options: BuilderOptions = {}) {}
 
@@ -43,6 +48,7 @@ export class DumpBuilder {
   header(line: LogicalLine): void {
     this.finish();
     this.printCommand = null;
+    this.selected = null;
     this.cur = {
       thread: line.thread,
       startLine: line.line,
@@ -60,7 +66,7 @@ export class DumpBuilder {
   frame(line: LogicalLine, first: boolean): void {
     if (first && !this.continues(line.level)) {
       this.finish();
-      this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: [], gaps: [] };
+      this.cur = { thread: this.selected === null ? null : { ...this.selected }, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: [], gaps: [] };
       this.lastLevel = -1;
     } else if (this.cur === null) {
       this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: [], gaps: [] };
@@ -69,19 +75,7 @@ export class DumpBuilder {
     this.printCommand = null;
     const bt = this.cur!;
     const body = line.frame!;
-    const frame: Frame = {
-      level: line.level,
-      pc: body.pc,
-      function: body.function,
-      args: body.argsText === null ? [] : splitArgs(body.argsText),
-      file: body.file,
-      line: body.line,
-      library: body.library,
-      inlined: false,
-      kind: body.kind,
-      incomplete: body.incomplete,
-      sourceLine: line.line,
-    };
+    const frame = makeFrame(line, body.argsText);
     if (body.pcFlags) frame.pcFlags = body.pcFlags;
     if (line.extra) frame.continuationLines = line.extra;
     const prev = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
@@ -154,6 +148,19 @@ export class DumpBuilder {
   other(line: LogicalLine): void {
     this.finish();
     this.printCommand = null;
+    this.ignoreLine(line);
+  }
+
+  threadSwitch(line: LogicalLine): void {
+    this.finish();
+    this.printCommand = null;
+    const next = line.thread!;
+    // `[Switching to Thread 0x… (LWP n)]` after `Thread 23 "x" received signal …` adds the target id.
+    if (next.gdbId === '' && this.selected !== null && this.selected.ptid === null && this.selected.lwp === null) {
+      this.selected = { ...this.selected, ptid: next.ptid, lwp: next.lwp, targetId: next.targetId };
+    } else if (next.gdbId !== '') {
+      this.selected = next;
+    }
     this.ignoreLine(line);
   }
 
@@ -239,6 +246,23 @@ export class DumpBuilder {
     this.ignored.push({ line: line.line, text: line.text });
     if (line.extra) for (const extra of line.extra) this.ignored.push({ line: extra, text: '' });
   }
+}
+
+function makeFrame(line: LogicalLine, argsText: string | null): Frame {
+  const body = line.frame!;
+  return {
+    level: line.level,
+    pc: body.pc,
+    function: body.function,
+    args: argsText === null || argsText.length === 0 ? [] : splitArgs(argsText),
+    file: body.file,
+    line: body.line,
+    library: body.library,
+    inlined: false,
+    kind: body.kind,
+    incomplete: body.incomplete,
+    sourceLine: line.line,
+  };
 }
 
 function lastLineOf(line: LogicalLine): number {

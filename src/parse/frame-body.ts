@@ -87,34 +87,55 @@ export function skipCharLiteral(s: string, i: number): number {
   return j < n && s.charCodeAt(j) === CH_APOS ? j + 1 : -1;
 }
 
-/** Reads `0x…[ [PAC]] in ` (or `<unavailable> in `) at the start; returns where the name starts. */
-function readPc(body: string): { pc: string | null; flags: string[] | null; rest: number } {
-  let i = 0;
-  const n = body.length;
-  let pc: string | null = null;
-  if (body.startsWith('0x')) {
-    i = 2;
-    while (i < n && isHex(body.charCodeAt(i))) i++;
-    if (i === 2) return { pc: null, flags: null, rest: 0 };
-    pc = body.slice(0, i);
-  } else if (body.startsWith('<unavailable>')) {
-    i = '<unavailable>'.length;
+/**
+ * Reads `0x…[ [PAC]] in ` (or `<unavailable> in `) at `from`. Sets `result.pc`/`pcFlags` and
+ * returns where the name starts; returns `-(end + 1)` for a pc with no ` in ` after it
+ * (eu-stack, systemd-coredump) and `from` when there is no pc.
+ */
+function readPc(s: string, from: number, result: FrameBody): number {
+  const n = s.length;
+  let i = from;
+  let pc: string;
+  if (s.charCodeAt(i) === 48 && s.charCodeAt(i + 1) === 120 /* 0x */) {
+    i += 2;
+    let upper = false;
+    while (i < n) {
+      const c = s.charCodeAt(i);
+      if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) i++;
+      else if (c >= 65 && c <= 70) {
+        upper = true;
+        i++;
+      } else break;
+    }
+    if (i === from + 2) return from;
+    pc = s.slice(from, i);
+    if (upper) pc = pc.toLowerCase();
+  } else if (s.startsWith('<unavailable>', i)) {
+    i += '<unavailable>'.length;
     pc = '<unavailable>';
   } else {
-    return { pc: null, flags: null, rest: 0 };
+    return from;
   }
   let flags: string[] | null = null;
-  if (body.startsWith(' [', i)) {
-    const close = body.indexOf(']', i + 2);
+  if (s.charCodeAt(i) === CH_SPACE && s.charCodeAt(i + 1) === CH_LBRACK) {
+    const close = s.indexOf(']', i + 2);
     if (close > 0) {
-      flags = body.slice(i + 2, close).split(/[ ,]+/).filter(Boolean);
+      flags = s.slice(i + 2, close).split(/[ ,]+/).filter(Boolean);
       i = close + 1;
     }
   }
-  if (body.startsWith(' in ', i)) return { pc: pc.toLowerCase(), flags, rest: i + 4 };
+  if (s.startsWith(' in ', i)) {
+    result.pc = pc;
+    result.pcFlags = flags;
+    return i + 4;
+  }
   // eu-stack / systemd-coredump forms print the pc and a symbol with no ` in `.
-  if (body.charCodeAt(i) === CH_SPACE || i === n) return { pc: pc.toLowerCase(), flags, rest: -i - 1 };
-  return { pc: null, flags: null, rest: 0 };
+  if (s.charCodeAt(i) === CH_SPACE || i === n) {
+    result.pc = pc;
+    result.pcFlags = flags;
+    return -i - 1;
+  }
+  return from;
 }
 
 /** Whether the text after an argument list's `)` is a valid frame tail. */
@@ -153,23 +174,31 @@ function applyTail(result: FrameBody, s: string, from: number): void {
   result.library = loc;
 }
 
-/** Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) into its parts. Never throws. */
-export function scanFrameBody(body: string): FrameBody {
-  for (const [literal, kind] of SPECIAL_FRAMES) {
-    if (body.startsWith(literal)) {
-      return { pc: null, pcFlags: null, function: literal, argsText: null, file: null, line: null, library: null, kind, incomplete: false };
-    }
+function specialFrame(s: string, at: number): readonly [string, FrameKind] | null {
+  if (s.charCodeAt(at) !== 60 /* < */) return null;
+  for (const entry of SPECIAL_FRAMES) if (s.startsWith(entry[0], at)) return entry;
+  return null;
+}
+
+/**
+ * Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) starting at `from` in `s` (the whole
+ * line, so no copy of the body is made). Never throws.
+ */
+export function scanFrameBody(s: string, from = 0): FrameBody {
+  const result: FrameBody = { pc: null, pcFlags: null, function: '', argsText: null, file: null, line: null, library: null, kind: 'normal', incomplete: false };
+  const special = specialFrame(s, from);
+  if (special !== null) {
+    result.function = special[0];
+    result.kind = special[1];
+    return result;
   }
-  const { pc, flags, rest } = readPc(body);
-  const result: FrameBody = { pc, pcFlags: flags, function: '', argsText: null, file: null, line: null, library: null, kind: 'normal', incomplete: false };
-  if (rest < 0) return scanForeignFrame(body, -rest - 1, result);
-  const s = body;
+  const rest = readPc(s, from, result);
+  if (rest < 0) return scanForeignFrame(s, -rest - 1, result);
   const n = s.length;
   const start = rest;
   // Special frames behind an address (frame-filter path: `0x… in <signal handler called> () at …`).
-  for (const [literal, kind] of SPECIAL_FRAMES) {
-    if (s.startsWith(literal, start)) result.kind = kind;
-  }
+  const behind = specialFrame(s, start);
+  if (behind !== null) result.kind = behind[1];
   let depth = 0;
   let candidate = -1; // index of a depth-0 ` (` whose group is open
   let lastDepth0Open = -1;
@@ -203,7 +232,7 @@ export function scanFrameBody(body: string): FrameBody {
   }
   // No argument list closed: a cut line (`#3  0x… in jl_safepoin`) or one still being joined.
   result.incomplete = true;
-  if (lastDepth0Open >= 0) {
+  if (lastDepth0Open >= 0 && (lastDepth0Open + 1 === n || startsArg(s, lastDepth0Open + 1) || s.startsWith('...', lastDepth0Open + 1))) {
     result.function = s.slice(start, lastDepth0Open - 1);
     result.argsText = s.slice(lastDepth0Open + 1);
   } else {
@@ -216,8 +245,8 @@ export function scanFrameBody(body: string): FrameBody {
  * eu-stack (`0x… start_thread - /usr/lib64/libc.so.6`) and systemd-coredump
  * (`0x… n/a (libc.so.6 + 0x9f002)`) frames: an address and a symbol, no ` in `, no arguments.
  */
-function scanForeignFrame(body: string, at: number, result: FrameBody): FrameBody {
-  const rest = body.slice(at).trim();
+function scanForeignFrame(s: string, at: number, result: FrameBody): FrameBody {
+  const rest = s.slice(at).trim();
   const dash = rest.indexOf(' - ');
   if (dash >= 0) {
     result.function = rest.slice(0, dash);
@@ -291,7 +320,6 @@ function makeArg(piece: string): FrameArg {
     name = name.slice(0, -6);
     return { name, value, entry: 'only' };
   }
-  const entryPrefix = `${name}@entry=`;
-  if (value.startsWith(entryPrefix)) return { name, value: value.slice(entryPrefix.length), entry: 'equal' };
+  if (value.startsWith(name) && value.startsWith('@entry=', name.length)) return { name, value: value.slice(name.length + 7), entry: 'equal' };
   return { name, value };
 }

@@ -4,7 +4,7 @@
  * names (test/parse/grammar.test.ts keeps the two in step). The parser is built once and reused;
  * each rule hands what it read to a DumpBuilder through embedded actions.
  */
-import { EmbeddedActionsParser, type IToken } from 'chevrotain';
+import { EmbeddedActionsParser, type IToken } from './chevrotain.js';
 import type { DumpBuilder } from './builder.js';
 import {
   allTokens,
@@ -21,11 +21,13 @@ import {
   PromptLine,
   QuitLine,
   ThreadHeader,
-  type LineToken,
+  ThreadSwitch,
 } from './tokens.js';
+import type { LogicalLine } from './lines.js';
 
-function payload(token: IToken) {
-  return (token as LineToken).payload;
+/** Tokens are the logical lines themselves (see lines.ts). */
+function payload(token: IToken): LogicalLine {
+  return token as LogicalLine;
 }
 
 export class BacktraceParser extends EmbeddedActionsParser {
@@ -164,6 +166,12 @@ export class BacktraceParser extends EmbeddedActionsParser {
     this.ACTION(() => this.b.prompt(payload(token)));
   });
 
+  /** `[Switching to thread 2 (Thread 0x7ffff7a00640 (LWP 5151))]`: the thread a following plain `bt` belongs to. */
+  threadSwitch = this.RULE('threadSwitch', () => {
+    const token = this.CONSUME(ThreadSwitch);
+    this.ACTION(() => this.b.threadSwitch(payload(token)));
+  });
+
   /**
    * A line outside any backtrace: prose (`The two locks involved are:`), prompts, prints, and
    * stray locals or trailers (the builder attaches those to a backtrace left open at a record seam).
@@ -172,6 +180,7 @@ export class BacktraceParser extends EmbeddedActionsParser {
     this.OR([
       { ALT: () => this.SUBRULE(this.prompt) },
       { ALT: () => this.SUBRULE(this.ownerPrint) },
+      { ALT: () => this.SUBRULE(this.threadSwitch) },
       { ALT: () => this.SUBRULE(this.locals) },
       { ALT: () => this.SUBRULE(this.elision) },
       { ALT: () => this.SUBRULE(this.trailer) },

@@ -8,7 +8,7 @@ import type { Backtrace, Dump } from '../model/dump.js';
 import { DumpBuilder } from './builder.js';
 import { backtraceParser } from './grammar.js';
 import { Kind, LineReader, type LogicalLine } from './lines.js';
-import { makeToken, type LineToken } from './tokens.js';
+import { asToken } from './tokens.js';
 
 export interface ParseOptions {
   /** Called with each backtrace as soon as it is complete, in input order. */
@@ -26,7 +26,7 @@ const MAX_RECORD_TOKENS = 2048;
 export class DumpParser {
   private readonly builder: DumpBuilder;
   private readonly reader: LineReader;
-  private tokens: LineToken[] = [];
+  private tokens: LogicalLine[] = [];
   private done: Dump | null = null;
 
   constructor(options: ParseOptions = {}) {
@@ -55,7 +55,7 @@ export class DumpParser {
     if (this.tokens.length > 0 && (line.kind === Kind.Header || line.kind === Kind.Prompt || this.tokens.length >= MAX_RECORD_TOKENS)) {
       this.flush();
     }
-    this.tokens.push(makeToken(line));
+    this.tokens.push(asToken(line));
   }
 
   private flush(): void {
@@ -67,8 +67,8 @@ export class DumpParser {
     if (parser.errors.length > 0) {
       // The grammar accepts every token sequence; should that ever fail, no line may be lost:
       // what the parser did not reach is handed over as unrecognised lines.
-      const at = this.tokens.indexOf(parser.errors[0]!.token as LineToken);
-      for (const token of this.tokens.slice(at < 0 ? this.tokens.length : at)) this.builder.other(token.payload);
+      const at = this.tokens.indexOf(parser.errors[0]!.token as LogicalLine);
+      for (const token of this.tokens.slice(at < 0 ? this.tokens.length : at)) this.builder.other(token);
     }
     parser.builder = null;
     this.tokens = [];

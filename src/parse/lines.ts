@@ -4,6 +4,7 @@
  * gdb's own wrapping broke, and gives every logical line a class. Stage B (grammar.ts) parses the
  * sequence of classes. Needs one line of lookahead, never more, so it streams.
  */
+import type { IToken, TokenType } from 'chevrotain';
 import type { ThreadInfo } from '../model/dump.js';
 import { cleanLine, PagerEffect } from './normalize.js';
 import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './frame-body.js';
@@ -22,11 +23,16 @@ export const enum Kind {
   LocalsMarker,
   Prompt,
   Print,
+  Switch,
   Noise,
   Other,
 }
 
-export interface LogicalLine {
+/**
+ * One logical line. It is also its own Chevrotain token (the IToken fields below), so no second
+ * object is made per line.
+ */
+export interface LogicalLine extends IToken {
   kind: Kind;
   /** The normalised text; for joined lines the joined text. */
   text: string;
@@ -63,11 +69,38 @@ const PROMPT = /^[ \t]*(?:\(gdb\)|\(rr\)|\(cuda-gdb\)|\(lldb\)|pwndbg>|gef➤)(?
 const PRINT_COMMAND = /^[ \t]*(?:p|print|output|call|inspect)(?:\/\w+)?[ \t]+\S/;
 const PRINT_VALUE = /^[ \t]*\$\d+ = /;
 const ELISION = /^[ \t]*(?:\.\.\.|\[\.\.\.\]|<snip>|\(snip\)|\[snip\]|…|\.\s\.\s\.)[ \t]*$/;
+// `[Switching to thread 2 (Thread 0x7ffff7a00640 (LWP 5151))]`, `[Current thread is 1 (Thread 0x7fb6699b9bc0 (LWP 895))]`,
+// `Thread 23 "thread_method" received signal SIGABRT, Aborted.`, `[Switching to Thread 0x7fff8f28d640 (LWP 1993136)]`.
+const SWITCH = /^[ \t]*(?:\[(?:Switching to thread|Current thread is) (\d+(?:\.\d+)?) \((.*)\)\](?: ?\(running\))?|\[Switching to (Thread .*|LWP \d+|process \d+)\]|Thread (\d+(?:\.\d+)?) "(.*)" (?:received signal|hit ).*)$/;
+// A frame glued to the line before it: `[Switching to thread 5 (…)]#0  0x… in __lll_lock_wait_private ()`.
+const GLUED_FRAME = /^(\[Switching to thread [^\n]*?\])(#\d+\s.*)$/;
+// A record starting mid-line after a failed pretty-printer: `…frame=#7  0x00005555555562ab in Tracker::run (…`.
+const MIDLINE_FRAME = /[=(]#\d+ /g;
 const NOISE =
   /^[ \t]*(?:\[New (?:Thread|LWP|process|inferior)\b|\[Thread .* exited\b|\[Inferior \d+ .*\]|(?:\S{1,2} )?warning: |Python Exception <|Downloading |Download failed|Reading symbols from |\(No debugging symbols found|\[Thread debugging using libthread_db|Using host libthread_db|\x1a\x1a)/;
 
+const NO_TOKEN_TYPE = { name: 'unset' } as TokenType;
+
 function emptyLine(kind: Kind, text: string, line: number): LogicalLine {
-  return { kind, text, line, extra: null, parts: null, level: -1, frame: null, thread: null, name: null, value: null, open: 0, quit: false };
+  return {
+    kind,
+    text,
+    line,
+    extra: null,
+    parts: null,
+    level: -1,
+    frame: null,
+    thread: null,
+    name: null,
+    value: null,
+    open: 0,
+    quit: false,
+    image: text,
+    startOffset: line,
+    startLine: line,
+    tokenTypeIdx: 0,
+    tokenType: NO_TOKEN_TYPE,
+  };
 }
 
 /** Net depth of `{ ( [` minus `} ) ]` in a value, outside string and char literals. */
@@ -85,6 +118,32 @@ function depthDelta(text: string, from: number): number {
   return depth;
 }
 
+let frameLevel = 0;
+
+/**
+ * For `#N  body` with `#` at `hash`: where the body starts (setting `frameLevel`), or -1. The
+ * same test as FRAME_START without allocating a match.
+ */
+function frameBodyStart(text: string, hash: number): number {
+  const n = text.length;
+  let j = hash + 1;
+  let level = 0;
+  while (j < n) {
+    const d = text.charCodeAt(j);
+    if (d < 48 || d > 57) break;
+    level = level * 10 + (d - 48);
+    j++;
+  }
+  if (j === hash + 1) return -1;
+  if (j < n) {
+    const sp = text.charCodeAt(j);
+    if (sp !== 32 && sp !== 9) return -1;
+    while (j < n && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
+  }
+  frameLevel = level;
+  return j;
+}
+
 /** Classifies one normalised physical line. */
 export function classify(text: string, line: number): LogicalLine {
   let i = 0;
@@ -93,11 +152,11 @@ export function classify(text: string, line: number): LogicalLine {
   if (i === n) return emptyLine(Kind.Blank, text, line);
   const c = text.charCodeAt(i);
   if (c === 35 /* # */) {
-    const m = FRAME_START.exec(text);
-    if (m !== null) {
+    const body = frameBodyStart(text, i);
+    if (body > 0) {
       const ll = emptyLine(Kind.Frame, text, line);
-      ll.level = Number(m[1]);
-      ll.frame = scanFrameBody(text.slice(m[0].length));
+      ll.level = frameLevel;
+      ll.frame = scanFrameBody(text, body);
       return ll;
     }
   }
@@ -148,6 +207,12 @@ export function classify(text: string, line: number): LogicalLine {
       break;
   }
   if (ELISION.test(text)) return emptyLine(Kind.Elision, text, line);
+  const sw = SWITCH.exec(text);
+  if (sw !== null) {
+    const ll = emptyLine(Kind.Switch, text, line);
+    ll.thread = switchedThread(sw);
+    return ll;
+  }
   const prompt = PROMPT.exec(text);
   if (prompt !== null) {
     const ll = emptyLine(Kind.Prompt, text, line);
@@ -161,6 +226,31 @@ export function classify(text: string, line: number): LogicalLine {
   }
   if (NOISE.test(text)) return emptyLine(Kind.Noise, text, line);
   return emptyLine(Kind.Other, text, line);
+}
+
+/** Where a second frame record starts inside a frame line (after `=` or `(`), or -1. */
+function midlineFrame(text: string): number {
+  MIDLINE_FRAME.lastIndex = 1;
+  const m = MIDLINE_FRAME.exec(text);
+  return m === null ? -1 : m.index + 1;
+}
+
+/** The thread a switch or stop line names (only the fields it shows). */
+function switchedThread(m: RegExpExecArray): ThreadInfo {
+  const info: ThreadInfo = { id: 0, gdbId: '', ptid: null, lwp: null, name: null, targetId: '', extra: null };
+  const gdbId = m[1] ?? m[4];
+  if (gdbId !== undefined) {
+    info.gdbId = gdbId;
+    info.id = Number(gdbId.includes('.') ? gdbId.slice(gdbId.indexOf('.') + 1) : gdbId);
+  }
+  const target = m[2] ?? m[3] ?? '';
+  info.targetId = target;
+  if (m[5] !== undefined) info.name = m[5];
+  const ptid = /^Thread (0x[0-9a-fA-F]+)/.exec(target);
+  if (ptid) info.ptid = ptid[1]!.toLowerCase();
+  const lwp = /(?:LWP|process) (\d+)/.exec(target);
+  if (lwp) info.lwp = Number(lwp[1]);
+  return info;
 }
 
 function startsRecord(text: string): boolean {
@@ -277,10 +367,26 @@ export class LineReader {
 
   /** One normalised physical line (or a pager-rejoined pair): join with `cur` or start a new one. */
   private logical(text: string, line: number, extra: number[] | null, parts: string[] | null, quit: boolean): void {
+    if (text.charCodeAt(0) === 91 /* [ */ && text.includes(']#')) {
+      const glued = GLUED_FRAME.exec(text);
+      if (glued !== null) {
+        this.logical(glued[1]!, line, null, null, false);
+        this.logical(glued[2]!, line, extra, parts, quit);
+        return;
+      }
+    }
     const cur = this.cur;
     if (cur !== null && this.tryJoin(cur, text, line, extra)) return;
     if (cur !== null) this.emit(cur);
     const ll = classify(text, line);
+    if (ll.kind === Kind.Frame && ll.frame!.incomplete && text.includes('#', 1)) {
+      const split = midlineFrame(text);
+      if (split > 0) {
+        this.logical(text.slice(0, split), line, null, null, false);
+        this.logical(text.slice(split), line, extra, parts, quit);
+        return;
+      }
+    }
     ll.extra = extra;
     ll.parts = parts;
     ll.quit = quit;
@@ -345,8 +451,9 @@ export class LineReader {
     (cur.extra ??= []).push(line);
     if (extra) cur.extra.push(...extra);
     cur.text = joined;
+    cur.image = joined;
     const m = FRAME_START.exec(joined);
-    cur.frame = scanFrameBody(joined.slice(m ? m[0].length : 0));
+    cur.frame = scanFrameBody(joined, m ? m[0].length : 0);
     this.curLastLength = length;
   }
 }

@@ -9,8 +9,10 @@
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 // U+200B zero-width space (issue trackers put it after `#`), ZWNJ, ZWJ, word joiner, BOM.
 const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/g;
+const INVISIBLE_TEST = /[\u200b-\u200d\u2060\ufeff]/;
 // Tags left over from scraped HTML; gdb's own `<optimized out>` style markers are never matched.
 const HTML_TAG = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^>]*>/gi;
+const HTML_TAG_TEST = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^>]*>/i;
 const HTML_ENTITY = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/gi;
 const ENTITY_TEXT: Record<string, string> = {
   '&lt;': '<',
@@ -26,6 +28,11 @@ const ENTITY_TEXT: Record<string, string> = {
 };
 // E-mail / GitHub quoting, possibly nested: `> `, `> > `, `>> `.
 const QUOTE_PREFIX = /^(?:[ \t]{0,3}>[ ]?)+/;
+// A paste commented out in a script or a Python file: `#     (gdb) bt`, `#     #0  pthread_cond_wait …`.
+const COMMENT_PREFIX = /^[ \t]*#[ \t]/;
+// Markdown-escaped text (`\(gdb\)`, `\#0`, `\_\_lll\_lock\_wait`): a backslash before punctuation.
+const MARKDOWN_TRIGGER = /\\[()#[\]]/;
+const MARKDOWN_ESCAPE = /\\([`*_{}[\]()#+\-.!<>|,&:=@~])/g;
 
 /**
  * Both pager prompt wordings (GDB ≤ 8.1 and ≥ 8.2), the user's optional `c`/`q` answer and the
@@ -51,8 +58,21 @@ export interface CleanLine {
   pagerText: string | null;
 }
 
+// Anything the slow path below handles; absent from almost every line of a clean dump.
+const NEEDS_WORK = /[\r\x1b\x1a\u200b-\u200d\u2060\ufeff&\\]|Type <|^[ \t]*>|^[ \t]*#[ \t]|<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b/i;
+
+/** The result object is reused between calls (one physical line at a time): copy what you keep. */
+const out: CleanLine = { text: '', pager: PagerEffect.None, quit: false, pagerText: null };
+
 /** Normalises one physical line (without its line terminator). */
 export function cleanLine(raw: string): CleanLine {
+  out.pager = PagerEffect.None;
+  out.quit = false;
+  out.pagerText = null;
+  if (!NEEDS_WORK.test(raw)) {
+    out.text = trimEnd(raw);
+    return out;
+  }
   let text = raw;
   // A lone CR redraws the line (debuginfod progress meter): keep what was drawn last.
   let cr = text.lastIndexOf('\r');
@@ -64,22 +84,23 @@ export function cleanLine(raw: string): CleanLine {
   if (text.includes('\x1b')) text = text.replace(ANSI, '');
   if (text.charCodeAt(0) === 0x1a && text.charCodeAt(1) === 0x1a) {
     // Emacs annotation (`\x1a\x1aframe-begin 0 0x…`): machine chatter, not gdb's text.
-    return { text, pager: PagerEffect.None, quit: false, pagerText: null };
+    out.text = text;
+    return out;
   }
-  if (hasInvisible(text)) text = text.replace(INVISIBLE, '');
-  if (text.includes('<') && HTML_TAG.test(text)) {
-    HTML_TAG.lastIndex = 0;
-    text = text.replace(HTML_TAG, '');
-  }
-  HTML_TAG.lastIndex = 0;
+  if (INVISIBLE_TEST.test(text)) text = text.replace(INVISIBLE, '');
+  if (text.includes('<') && HTML_TAG_TEST.test(text)) text = text.replace(HTML_TAG, '');
   if (text.includes('&')) text = text.replace(HTML_ENTITY, (e) => ENTITY_TEXT[e.toLowerCase()] ?? e);
+  if (text.includes('\\') && MARKDOWN_TRIGGER.test(text)) text = text.replace(MARKDOWN_ESCAPE, '$1');
   const first = firstNonBlank(text);
-  if (first >= 0 && text.charCodeAt(first) === 62 /* > */) text = text.replace(QUOTE_PREFIX, '');
-  let pager = PagerEffect.None;
-  let quit = false;
-  let pagerText: string | null = null;
+  if (first >= 0) {
+    const c = text.charCodeAt(first);
+    if (c === 62 /* > */) text = text.replace(QUOTE_PREFIX, '');
+    else if (c === 35 /* # */ && COMMENT_PREFIX.test(text)) text = text.replace(COMMENT_PREFIX, '');
+  }
   if (text.includes('Type <')) {
     let cutAt = -1;
+    let quit = false;
+    let pagerText: string | null = null;
     const stripped = text.replace(PAGER, (match: string, answer: string | undefined, offset: number) => {
       if (answer === 'q') quit = true;
       if (offset + match.length >= text.length) cutAt = offset;
@@ -87,20 +108,15 @@ export function cleanLine(raw: string): CleanLine {
       return '';
     });
     if (pagerText !== null) {
-      if (stripped.trim() === '') pager = PagerEffect.WholeLine;
-      else if (cutAt >= 0 && !quit) pager = PagerEffect.CutLine;
+      if (stripped.trim() === '') out.pager = PagerEffect.WholeLine;
+      else if (cutAt >= 0 && !quit) out.pager = PagerEffect.CutLine;
+      out.quit = quit;
+      out.pagerText = pagerText;
       text = stripped;
     }
   }
-  return { text: trimEnd(text), pager, quit, pagerText };
-}
-
-function hasInvisible(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x200b && (c <= 0x200d || c === 0x2060 || c === 0xfeff)) return true;
-  }
-  return false;
+  out.text = trimEnd(text);
+  return out;
 }
 
 function firstNonBlank(text: string): number {

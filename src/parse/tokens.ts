@@ -4,7 +4,7 @@
  * regex pattern (`Lexer.NA`); word-sized tokens would lex several times slower (see the issue).
  * Each token's comment holds one real gdb sample line.
  */
-import { createToken, createTokenInstance, Lexer, type IToken, type TokenType } from 'chevrotain';
+import { createToken, createTokenInstance, Lexer, type IToken, type TokenType } from './chevrotain.js';
 import { Kind, type LogicalLine } from './lines.js';
 
 /** `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):` */
@@ -27,6 +27,8 @@ export const LocalsMarker = createToken({ name: 'LocalsMarker', pattern: Lexer.N
 export const PromptLine = createToken({ name: 'PromptLine', pattern: Lexer.NA });
 /** `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\002\000\000\000\000\000\000\000\020P", '\000' <repeats 29 times>, __align = 2}` */
 export const OwnerPrint = createToken({ name: 'OwnerPrint', pattern: Lexer.NA });
+/** `[Switching to thread 2 (Thread 0x7ffff7a00640 (LWP 5151))]` (also `[Current thread is 1 (…)]`, `Thread 1 "crashy" received signal SIGSEGV, Segmentation fault.`) */
+export const ThreadSwitch = createToken({ name: 'ThreadSwitch', pattern: Lexer.NA });
 /** `` (an empty line; gdb prints one before every thread header) */
 export const BlankLine = createToken({ name: 'BlankLine', pattern: Lexer.NA });
 /** `[New LWP 45431]`, `warning: Unable to find libthread_db matching inferior's thread library, thread debugging will not be available.`, `--Type <RET> for more, q to quit, c to continue without paging--` */
@@ -45,15 +47,11 @@ export const allTokens: TokenType[] = [
   LocalsMarker,
   PromptLine,
   OwnerPrint,
+  ThreadSwitch,
   BlankLine,
   NoiseLine,
   OtherLine,
 ];
-
-/** A token whose payload is the classified logical line it stands for. */
-export interface LineToken extends IToken {
-  payload: LogicalLine;
-}
 
 const OWNER_FIELD = /\b(?:__owner|__cur_writer|Owner ID) = \d/;
 
@@ -80,6 +78,8 @@ export function tokenTypeOf(line: LogicalLine): TokenType {
       return PromptLine;
     case Kind.Print:
       return OWNER_FIELD.test(line.text) ? OwnerPrint : OtherLine;
+    case Kind.Switch:
+      return ThreadSwitch;
     case Kind.Blank:
       return BlankLine;
     case Kind.Noise:
@@ -89,8 +89,11 @@ export function tokenTypeOf(line: LogicalLine): TokenType {
   }
 }
 
-export function makeToken(line: LogicalLine): LineToken {
-  const token = createTokenInstance(tokenTypeOf(line), line.text, NaN, NaN, line.line, line.line, NaN, NaN) as LineToken;
-  token.payload = line;
-  return token;
+/** Makes a logical line its own token: sets its token type. */
+export function asToken(line: LogicalLine): LogicalLine {
+  const type = tokenTypeOf(line);
+  line.tokenType = type;
+  line.tokenTypeIdx = type.tokenTypeIdx!;
+  line.image = line.text;
+  return line;
 }
