@@ -14,6 +14,8 @@ import type { LoadedRules } from '../rules/types.js';
 import { buildDeadlocks, findHang } from './deadlocks.js';
 import { summarizeBacktrace, updateProcessFlags, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type ThreadWork } from './threads.js';
+import { resolveThreadExits } from './thread-identity.js';
+import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent. */
@@ -89,7 +91,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
       acquireSite: acquire,
       backtrace: g.primary.index,
       merged: g.merged.map((m) => m.index),
-      idle: fired.some((f) => f.rule.effect.idle === true),
+      idle: stateRule?.effect.idle === true,
       blocked,
     };
     return { key: g.key, primary: g.primary, merged: g.merged, fired, stateRule, analysis };
@@ -175,6 +177,9 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     }
   }
 
+  // pthread_join's threadid names the joined thread's header (live helper's addition).
+  resolveThreadExits(works.map((w) => w.analysis), edges);
+
   // Owner facts (gdb answers, `print` output in the text) → proven hold edges.
   const facts = [...givenFacts, ...hintFacts(dump, notes)];
   applyFacts(facts, works, edges, notes);
@@ -199,6 +204,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   const hang = findHang({ edges, waits, threads, inDeadlock });
   const unresolved: UnresolvedWait[] = hang.unresolved;
   const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
+  if (wholeProcessLooksHung(works.map((w) => ({ blocked: w.analysis.blocked, timed: w.fired.some((f) => f.rule.effect.timed === true) })))) notes.push(WHOLE_PROCESS_HUNG_NOTE);
   return {
     schemaVersion: 1,
     verdict,

@@ -1,0 +1,57 @@
+/**
+ * `waitgraph [analyze] [FILE…|-]`: the default command. Reads each dump (stdin when none is
+ * given), analyses it while it streams, prints the report in the chosen format and sets the exit
+ * code: 0 nothing found, 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
+ */
+import { Option, type Command } from 'commander';
+import type { CliIO } from '../io.js';
+import type { ExitSink } from '../program.js';
+import { ExitCode } from '../exit-codes.js';
+import { InputError } from '../../errors.js';
+import { analyzeStream } from '../../analyze.js';
+import { loadRules } from '../../rules/index.js';
+import { createChalk, FORMATS, reporters, toJsonReport, type Format } from '../../report/index.js';
+import type { Analysis } from '../../model/analysis.js';
+import { readInputChunks } from '../read-input.js';
+
+interface AnalyzeFlags {
+  format: Format;
+  rules: string[];
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): void {
+  program
+    .command('analyze', { isDefault: true })
+    .description('Find deadlocks and hangs in gdb thread dumps and explain them (the default command).')
+    .argument('[files...]', 'files holding gdb output (`thread apply all bt`), or - for standard input (the default)')
+    .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
+    .option('--rules <file>', 'load extra rules from a YAML/JSON rule file or a folder of them (repeatable)', collect, [] as string[])
+    .action(async (files: string[], flags: AnalyzeFlags) => {
+      const rules = loadRules({ extraFiles: flags.rules, cwd: io.cwd });
+      const inputs = files.length === 0 ? ['-'] : files;
+      const results: Array<{ file: string; analysis: Analysis }> = [];
+      for (const file of inputs) {
+        const analysis = await analyzeStream(readInputChunks(file, io), { rules });
+        if (analysis.stats.backtraces === 0) {
+          const shown = file === '-' ? 'standard input' : file;
+          throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
+        }
+        results.push({ file, analysis });
+      }
+      io.out(render(results, flags.format, io));
+      sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
+    });
+}
+
+function render(results: Array<{ file: string; analysis: Analysis }>, format: Format, io: CliIO): string {
+  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
+  if (results.length === 1) return reporters[format]((results[0] as (typeof results)[number]).analysis, { chalk });
+  if (format === 'json') {
+    // Several dumps: still one JSON document.
+    const list = results.map((r) => ({ file: r.file, report: toJsonReport(r.analysis) }));
+    return `${JSON.stringify(list, null, 2)}\n`;
+  }
+  return results.map((r) => `${chalk.bold(`== ${r.file} ==`)}\n${reporters[format](r.analysis, { chalk })}`).join('\n');
+}

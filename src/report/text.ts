@@ -1,0 +1,186 @@
+/**
+ * The text report, in the order a reader needs it: the verdict on one line; each cycle as one line
+ * per wait; where each thread of the cycle waits (its acquire site, file:line); why; the fix; the
+ * threads blocked behind it; every other thread in counted groups; unresolved waits with the gdb
+ * command that settles them; notes on how the input was read.
+ */
+import type { ChalkInstance } from 'chalk';
+import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
+import { compareThreadKeys, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
+
+const WIDTH = 100;
+
+export function renderText(analysis: Analysis, options: { chalk: ChalkInstance }): string {
+  const c = options.chalk;
+  const threads = threadsByKey(analysis);
+  const out: string[] = [];
+  const verdictColour = analysis.verdict === 'ok' ? c.green : c.red;
+  out.push(c.bold(verdictColour(verdictLine(analysis))));
+  const shown = new Set<ThreadKey>();
+
+  analysis.deadlocks.forEach((deadlock, i) => {
+    out.push('');
+    if (analysis.deadlocks.length > 1) out.push(c.bold(`Deadlock ${i + 1} of ${analysis.deadlocks.length}: ${deadlock.title}`));
+    out.push(...deadlockSection(analysis, deadlock, threads, c));
+    for (const key of [...deadlock.threads, ...deadlock.blockedBehind]) shown.add(key);
+  });
+
+  if (analysis.verdict === 'hang' || (analysis.hung.length > 0 && analysis.deadlocks.length === 0)) {
+    out.push('');
+    out.push(...hangSection(analysis, threads, c));
+    for (const key of [...analysis.hung, ...(analysis.hangBlockedBehind ?? [])]) shown.add(key);
+  }
+
+  const rest = analysis.threads.filter((t) => !shown.has(t.key));
+  if (rest.length > 0) {
+    out.push('');
+    out.push(c.bold(shown.size > 0 ? 'Other threads:' : 'Threads:'));
+    for (const line of countedGroups(rest)) out.push(`  ${line}`);
+  }
+
+  const unresolved = analysis.unresolved;
+  if (unresolved.length > 0) {
+    out.push('');
+    out.push(c.bold('Unresolved waits (the holder is not in the dump):'));
+    for (const u of unresolved) {
+      const t = threads.get(u.thread);
+      out.push(`  ${name(t, u.thread)} ${u.description} (${u.resource})`);
+      if (u.gdbCommand) out.push(`    ask gdb: ${c.cyan(u.gdbCommand)}`);
+    }
+  }
+
+  if (analysis.notes.length > 0) {
+    out.push('');
+    out.push(c.bold('Notes:'));
+    for (const note of analysis.notes) out.push(...wrap(note, '  - ', '    '));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function deadlockSection(analysis: Analysis, deadlock: Deadlock, threads: Map<ThreadKey, ThreadAnalysis>, c: ChalkInstance): string[] {
+  const out: string[] = [];
+  out.push(c.bold('Cycle') + c.dim(` (evidence: ${deadlock.evidence}; signature ${deadlock.signature})`) + ':');
+  for (const line of cycleLines(analysis, deadlock, threads)) out.push(...wrap(line, '  ', '      '));
+  out.push('');
+  out.push(c.bold('Where each thread waits:'));
+  for (const key of deadlock.threads) {
+    const t = threads.get(key);
+    out.push(`  ${name(t, key)}: ${t?.stateText ?? ''}`);
+    if (t?.acquireSite) out.push(`      at ${siteText(t.acquireSite)}`);
+  }
+  out.push('');
+  out.push(c.bold('Why:'));
+  for (const para of deadlock.explanation.split(/\n\n+/)) out.push(...wrap(para, '  ', '  '));
+  out.push('');
+  out.push(c.bold('Fix:'));
+  for (const para of deadlock.fix.split(/\n\n+/)) out.push(...wrap(para, '  ', '  '));
+  if (deadlock.blockedBehind.length > 0) {
+    out.push('');
+    out.push(c.bold(`Blocked behind the cycle (${deadlock.blockedBehind.length}):`));
+    const behind = deadlock.blockedBehind.map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
+    for (const line of countedGroups(behind)) out.push(`  ${line}`);
+  }
+  out.push('');
+  out.push(c.dim(`Rules: ${deadlock.rules.join(', ')}`));
+  return out;
+}
+
+/**
+ * One line per wait inside the deadlock, by waiter: a wait through a resource names its holder;
+ * an all-of wait lists every thread it waits for.
+ */
+function cycleLines(analysis: Analysis, deadlock: Deadlock, threads: Map<ThreadKey, ThreadAnalysis>): string[] {
+  const rows = deadlockRows(analysis, deadlock);
+  const lines = new Map<string, { waiter: ThreadKey; text: string }>();
+  const allOf = new Map<string, { waiter: ThreadKey; wait: Edge; targets: ThreadKey[] }>();
+  for (const row of rows) {
+    const waiter = name(threads.get(row.waiter), row.waiter);
+    if (row.resource === null) {
+      const k = `${row.waiter}\u0000${row.wait.description}`;
+      const entry = allOf.get(k) ?? { waiter: row.waiter, wait: row.wait, targets: [] };
+      if (!entry.targets.includes(row.holder)) entry.targets.push(row.holder);
+      allOf.set(k, entry);
+      continue;
+    }
+    const holder = row.holder === row.waiter ? 'itself' : name(threads.get(row.holder), row.holder);
+    const how = row.hold?.description ? `, ${row.hold.description}` : '';
+    const tag = evidenceTag(row.wait, row.hold);
+    const text = `${waiter} ${row.wait.description}, held by ${holder}${how}${tag}`;
+    lines.set(`${row.waiter}\u0000${row.resource}\u0000${row.holder}`, { waiter: row.waiter, text });
+  }
+  for (const [k, entry] of allOf) {
+    const targets = entry.targets.sort(compareThreadKeys);
+    const list = targets.map((t) => name(threads.get(t), t)).join(', ');
+    lines.set(k, { waiter: entry.waiter, text: `${name(threads.get(entry.waiter), entry.waiter)} ${entry.wait.description}: ${list}${evidenceTag(entry.wait, null)}` });
+  }
+  return [...lines.values()].sort((a, b) => compareThreadKeys(a.waiter, b.waiter)).map((l) => l.text);
+}
+
+function evidenceTag(wait: Edge, hold: Edge | null): string {
+  const inferred = wait.evidence === 'inferred' || hold?.evidence === 'inferred';
+  return inferred ? ' [inferred]' : ' [proven]';
+}
+
+function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>, c: ChalkInstance): string[] {
+  const out: string[] = [c.bold('Waits that cannot end:')];
+  const hung = new Set(analysis.hung);
+  const byThread = new Map<ThreadKey, string[]>();
+  for (const u of analysis.unresolved) {
+    if (!hung.has(u.thread)) continue;
+    const list = byThread.get(u.thread) ?? [];
+    list.push(`${u.description}, and no thread in the dump holds it (${u.resource})`);
+    byThread.set(u.thread, list);
+  }
+  for (const key of analysis.hung) {
+    const t = threads.get(key);
+    const reasons = byThread.get(key) ?? [`${t?.stateText ?? 'waits'}, and the holder is itself blocked`];
+    for (const r of reasons) out.push(...wrap(`${name(t, key)} ${r}`, '  ', '      '));
+    if (t?.acquireSite) out.push(`      at ${siteText(t.acquireSite)}`);
+  }
+  const behind = (analysis.hangBlockedBehind ?? []).map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
+  if (behind.length > 0) {
+    out.push('');
+    out.push(c.bold(`Blocked behind them (${behind.length}):`));
+    for (const line of countedGroups(behind)) out.push(`  ${line}`);
+  }
+  return out;
+}
+
+/** `3 threads idle GC worker: 10, 11, 12` / `thread 2: Julia signal listener`, in thread order of the first member. */
+export function countedGroups(threads: ThreadAnalysis[]): string[] {
+  const groups = new Map<string, ThreadAnalysis[]>();
+  for (const t of [...threads].sort((a, b) => compareThreadKeys(a.key, b.key))) {
+    const list = groups.get(t.stateText) ?? [];
+    list.push(t);
+    groups.set(t.stateText, list);
+  }
+  return [...groups.entries()].map(([text, list]) => {
+    const keys = list.map((t) => (t.id === null ? t.key : t.key));
+    return list.length === 1 ? `thread ${keys[0]}: ${text}` : `${list.length} threads ${text}: ${keys.join(', ')}`;
+  });
+}
+
+/** `Thread 9 (LWP 45438)`, or `the backtrace at line 119` for an unmerged headerless one. */
+function name(t: ThreadAnalysis | undefined, key: ThreadKey): string {
+  const base = /^bt@(\d+)$/.test(key) ? `the backtrace at line ${key.slice(3)}` : `Thread ${key}`;
+  return t?.lwp !== null && t?.lwp !== undefined ? `${base} (LWP ${t.lwp})` : base;
+}
+
+/** Greedy word wrap at WIDTH columns; the first line gets `first`, the others `rest`. */
+function wrap(text: string, first: string, rest: string): string[] {
+  const words = text.replace(/\s+/g, ' ').trim().split(' ');
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of words) {
+    if (!empty && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = rest + word;
+    } else {
+      line += (empty ? '' : ' ') + word;
+    }
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
