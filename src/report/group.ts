@@ -172,5 +172,21 @@ export function groupTitle(group: ThreadGroup): string {
     const name = /^\d+$/.test(key) ? `thread ${key}` : list;
     return `${name}: ${group.stateText}`;
   }
-  return `${group.threads.length} threads ${group.stateText}: ${list}`;
+  return `${group.threads.length} threads ${pluralState(group.stateText)}: ${list}`;
+}
+
+/**
+ * A thread's state phrase made to follow "5 threads": `parked at …` stays, `waits for …` becomes
+ * `wait for …`, and a noun phrase (`idle GC worker`) goes in parentheses.
+ */
+export function pluralState(stateText: string): string {
+  const match = /^(\S+)(.*)$/s.exec(stateText);
+  if (!match) return stateText;
+  const [, word, rest] = match as unknown as [string, string, string];
+  if (/^[a-z]+ed$/.test(word)) return stateText;
+  if (word === 'is') return `are${rest}`;
+  if (word === 'has') return `have${rest}`;
+  if (/^[a-z]+(ss|us)$/.test(word) || !/^[a-z]+s$/.test(word)) return `(${stateText})`;
+  const singular = /(sh|ch|x|z)es$/.test(word) ? word.slice(0, -2) : word.slice(0, -1);
+  return `${singular}${rest}`;
 }

@@ -93,7 +93,8 @@ function deadlockSection(
 
   out.push('| Thread | waits for | held by | evidence | where it waits |', '| --- | --- | --- | --- | --- |');
   for (const row of deadlockRows(analysis, deadlock)) {
-    const waitsFor = row.resource === null ? escapeCell(row.wait.description) : `${code(row.resource, true)} ${escapeCell(row.wait.description)}`;
+    const resource = row.resource ?? row.wait.allOf ?? null;
+    const waitsFor = resource === null ? escapeCell(row.wait.description) : `${code(resource, true)} ${escapeCell(row.wait.description)}`;
     const heldBy = `${escapeCell(threadTitle(row.holder))}${row.hold ? ` ${escapeCell(row.hold.description)}` : ''}`;
     const evidence = row.hold && row.hold.evidence !== row.wait.evidence ? `${row.wait.evidence} / ${row.hold.evidence}` : row.wait.evidence;
     const site = row.wait.site ?? threads.get(row.waiter)?.acquireSite ?? null;

@@ -71,3 +71,14 @@ test('formatFrame rebuilds gdb\'s frame line', () => {
     '#2  0x000078411d132fca in uv_cond_wait (cond=0x78411d5ca8c0 <safepoint_cond>, mutex=0x78411d5ca900 <safepoint_lock>) at src/unix/thread.c:883',
   );
 });
+
+test('group titles read as English for verbs, participles and noun phrases', async () => {
+  const { pluralState } = await import('../../src/report/group.js');
+  assert.equal(pluralState('parked at a GC safepoint'), 'parked at a GC safepoint');
+  assert.equal(pluralState('waits on a condition variable'), 'wait on a condition variable');
+  assert.equal(pluralState('runs the garbage collection'), 'run the garbage collection');
+  assert.equal(pluralState('finishes a task'), 'finish a task');
+  assert.equal(pluralState('is running'), 'are running');
+  assert.equal(pluralState('idle GC worker'), '(idle GC worker)');
+  assert.equal(pluralState('Julia signal listener'), '(Julia signal listener)');
+});

@@ -1,33 +1,60 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { readReportSchema } from '../../src/report/schema/index.js';
+import { renderJson } from '../../src/report/json.js';
+import type { Analysis } from '../../src/model/analysis.js';
+import { FIXTURES } from '../helpers/paths.js';
 import { foundingAnalysis, okAnalysis } from './build-analysis.js';
+import { analyzeFile } from './pipeline.js';
 import { reportSchemaErrors } from './validators.js';
 
-const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+const report = (analysis: Analysis): Record<string, any> => JSON.parse(renderJson(analysis)) as Record<string, any>;
+
+/** Every dump the project ships: fixtures/*.txt and the captured live dumps. */
+export function fixtureDumps(): string[] {
+  const dirs = [FIXTURES, join(FIXTURES, 'live')].filter((dir) => existsSync(dir));
+  return dirs.flatMap((dir) =>
+    readdirSync(dir)
+      .filter((name) => /\.(txt|bt|log)$/.test(name))
+      .sort()
+      .map((name) => join(dir, name)),
+  );
+}
 
 test('the schema is draft 2020-12 and compiles in strict mode', () => {
   const schema = readReportSchema();
   assert.equal(schema['$schema'], 'https://json-schema.org/draft/2020-12/schema');
-  assert.equal(reportSchemaErrors(roundTrip(okAnalysis())), '');
+  assert.equal(reportSchemaErrors(report(okAnalysis())), '');
 });
 
 test('hand-built analyses validate', () => {
-  assert.equal(reportSchemaErrors(roundTrip(foundingAnalysis())), '');
+  assert.equal(reportSchemaErrors(report(foundingAnalysis())), '');
+});
+
+test('every fixture dump\'s JSON report validates against the shipped schema', () => {
+  const dumps = fixtureDumps();
+  assert.ok(dumps.length >= 1, 'at least the founding fixture');
+  for (const dump of dumps) {
+    assert.equal(reportSchemaErrors(report(analyzeFile(dump))), '', dump);
+  }
 });
 
 test('the schema rejects what the contract forbids', () => {
   const cases: Array<[string, (a: Record<string, any>) => void]> = [
     ['unknown verdict', (a) => (a['verdict'] = 'maybe')],
     ['missing signature', (a) => delete a['deadlocks'][0]['signature']],
-    ['bad thread key', (a) => (a['deadlocks'][0]['threads'] = ['seven'])],
+    ['thread as a word', (a) => (a['deadlocks'][0]['threads'] = ['seven'])],
+    ['thread number as a string', (a) => (a['hung'] = ['7'])],
     ['unknown field', (a) => (a['extra'] = 1)],
     ['bad edge kind', (a) => (a['edges'][0]['kind'] = 'wants')],
-    ['line 0', (a) => (a['dump']['backtraces'][0]['frames'][0]['sourceLine'] = 0)],
+    ['line 0', (a) => (a['threads'][0]['acquireSite'] = { function: 'f', file: null, line: null, sourceLine: 0 })],
     ['schema version 2', (a) => (a['schemaVersion'] = 2)],
+    ['bad node id', (a) => (a['edges'][0]['from'] = 'thread 7')],
   ];
   for (const [name, spoil] of cases) {
-    const data = roundTrip(foundingAnalysis()) as Record<string, any>;
+    const data = report(foundingAnalysis());
     spoil(data);
     assert.notEqual(reportSchemaErrors(data), '', name);
   }
