@@ -88,6 +88,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
       waitsFor: [],
       holds: [],
       rules: fired.map((f) => f.rule.id),
+      ...(stateRule ? { stateRule: stateRule.id } : {}),
       acquireSite: acquire,
       backtrace: g.primary.index,
       merged: g.merged.map((m) => m.index),
@@ -288,7 +289,7 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
       evidence: 'proven',
       ruleId: fact.origin === 'gdb' ? 'gdb-owner' : 'owner-hint',
       site: null,
-      description: fact.query ? `(${fact.query} = ${fact.answer ?? '?'})` : 'owner read from memory',
+      description: `as memory shows (${fact.query ? `${fact.query} → ` : ''}${h.lwp !== undefined ? `owner LWP ${h.lwp}` : h.ptid !== undefined ? `owner pthread ${h.ptid}` : `owner thread ${h.threadId}`})`,
     });
   }
 }

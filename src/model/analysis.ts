@@ -83,6 +83,8 @@ export interface ThreadAnalysis {
   holds: string[];
   /** Ids of the rules that fired on this thread, in firing order. */
   rules: string[];
+  /** The rule that set `state`, when one did. */
+  stateRule?: string;
   /** The first frame above the wait primitives: where the thread asked for what it waits on. */
   acquireSite: FrameRef | null;
   /** Index of the thread's backtrace in `Dump.backtraces`. */

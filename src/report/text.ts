@@ -20,7 +20,7 @@ export function renderText(analysis: Analysis, options: { chalk: ChalkInstance }
 
   analysis.deadlocks.forEach((deadlock, i) => {
     out.push('');
-    if (analysis.deadlocks.length > 1) out.push(c.bold(`Deadlock ${i + 1} of ${analysis.deadlocks.length}: ${deadlock.title}`));
+    if (analysis.deadlocks.length > 1) out.push(c.bold(`Deadlock ${i + 1} of ${analysis.deadlocks.length}: ${deadlock.title.replace(/^deadlock: /, '')}`));
     out.push(...deadlockSection(analysis, deadlock, threads, c));
     for (const key of [...deadlock.threads, ...deadlock.blockedBehind]) shown.add(key);
   });
