@@ -91,7 +91,6 @@ export class DumpBuilder {
       this.ignoreLine(this.pendingElision);
     }
     this.pendingElision = null;
-    if (frame.incomplete) bt.truncated = true;
     bt.frames.push(frame);
     this.frameCount++;
     this.lastLevel = frame.level;
@@ -158,6 +157,16 @@ export class DumpBuilder {
     // `[Switching to Thread 0x… (LWP n)]` after `Thread 23 "x" received signal …` adds the target id.
     if (next.gdbId === '' && this.selected !== null && this.selected.ptid === null && this.selected.lwp === null) {
       this.selected = { ...this.selected, ptid: next.ptid, lwp: next.lwp, targetId: next.targetId };
+    } else if (next.gdbId !== '' && this.selected !== null && this.selected.gdbId === next.gdbId) {
+      // `[Current thread is 1 (Thread 0x… (LWP 895))]` then `Thread 1 "crashy" received signal …`.
+      const had = this.selected;
+      this.selected = {
+        ...had,
+        ptid: next.ptid ?? had.ptid,
+        lwp: next.lwp ?? had.lwp,
+        name: next.name ?? had.name,
+        targetId: next.targetId || had.targetId,
+      };
     } else if (next.gdbId !== '') {
       this.selected = next;
     }
@@ -202,6 +211,9 @@ export class DumpBuilder {
       this.ignoreLine(this.pendingElision);
       this.pendingElision = null;
     }
+    // A cut-off last frame (`#3  0x… in jl_safepoin`): the paste ends mid-stack.
+    const last = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
+    if (last !== null && last.incomplete) bt.truncated = true;
     this.cur = null;
     this.lastLevel = -1;
     this.lastWasFrame = false;
@@ -222,6 +234,13 @@ export class DumpBuilder {
   }
 
   toDump(lines: number): Dump {
+    // Noise seen while a multi-line value was still open can arrive before that value's lines.
+    for (let i = 1; i < this.ignored.length; i++) {
+      if (this.ignored[i]!.line < this.ignored[i - 1]!.line) {
+        this.ignored.sort((a, b) => a.line - b.line);
+        break;
+      }
+    }
     return {
       schemaVersion: 1,
       backtraces: this.backtraces,

@@ -71,9 +71,10 @@ const PRINT_VALUE = /^[ \t]*\$\d+ = /;
 const ELISION = /^[ \t]*(?:\.\.\.|\[\.\.\.\]|<snip>|\(snip\)|\[snip\]|…|\.\s\.\s\.)[ \t]*$/;
 // `[Switching to thread 2 (Thread 0x7ffff7a00640 (LWP 5151))]`, `[Current thread is 1 (Thread 0x7fb6699b9bc0 (LWP 895))]`,
 // `Thread 23 "thread_method" received signal SIGABRT, Aborted.`, `[Switching to Thread 0x7fff8f28d640 (LWP 1993136)]`.
-const SWITCH = /^[ \t]*(?:\[(?:Switching to thread|Current thread is) (\d+(?:\.\d+)?) \((.*)\)\](?: ?\(running\))?|\[Switching to (Thread .*|LWP \d+|process \d+)\]|Thread (\d+(?:\.\d+)?) "(.*)" (?:received signal|hit ).*)$/;
+// Flag `s`: `.` also matches U+2028/U+2029, so `.*$` cannot fail on them and backtrack (quadratic).
+const SWITCH = /^[ \t]*(?:\[(?:Switching to thread|Current thread is) (\d+(?:\.\d+)?) \((.*)\)\](?: ?\(running\))?|\[Switching to (Thread .*|LWP \d+|process \d+)\]|Thread (\d+(?:\.\d+)?) "(.*)" (?:received signal|hit ).*)$/s;
 // A frame glued to the line before it: `[Switching to thread 5 (…)]#0  0x… in __lll_lock_wait_private ()`.
-const GLUED_FRAME = /^(\[Switching to thread [^\n]*?\])(#\d+\s.*)$/;
+const GLUED_FRAME = /^(\[Switching to thread [^\n]*?\])(#\d+\s.*)$/s; // `s`: see SWITCH
 // A record starting mid-line after a failed pretty-printer: `…frame=#7  0x00005555555562ab in Tracker::run (…`.
 const MIDLINE_FRAME = /[=(]#\d+ /g;
 const NOISE =
@@ -377,7 +378,10 @@ export class LineReader {
     }
     const cur = this.cur;
     if (cur !== null && this.tryJoin(cur, text, line, extra)) return;
-    if (cur !== null) this.emit(cur);
+    if (cur !== null) {
+      this.cur = null;
+      this.emit(cur);
+    }
     const ll = classify(text, line);
     if (ll.kind === Kind.Frame && ll.frame!.incomplete && text.includes('#', 1)) {
       const split = midlineFrame(text);

@@ -11,8 +11,9 @@ const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z
 const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/g;
 const INVISIBLE_TEST = /[\u200b-\u200d\u2060\ufeff]/;
 // Tags left over from scraped HTML; gdb's own `<optimized out>` style markers are never matched.
-const HTML_TAG = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^>]*>/gi;
-const HTML_TAG_TEST = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^>]*>/i;
+// `[^<>]*`, not `[^>]*`: a scan stops at the next `<`, so a line of unclosed `<p <p <p …` stays linear.
+const HTML_TAG = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^<>]*>/gi;
+const HTML_TAG_TEST = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^<>]*>/i;
 const HTML_ENTITY = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/gi;
 const ENTITY_TEXT: Record<string, string> = {
   '&lt;': '<',

@@ -4,7 +4,7 @@
  * regex pattern (`Lexer.NA`); word-sized tokens would lex several times slower (see the issue).
  * Each token's comment holds one real gdb sample line.
  */
-import { createToken, createTokenInstance, Lexer, type IToken, type TokenType } from './chevrotain.js';
+import { createToken, Lexer, type TokenType } from './chevrotain.js';
 import { Kind, type LogicalLine } from './lines.js';
 
 /** `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):` */

@@ -1,0 +1,261 @@
+/**
+ * Table tests: one row per tricky line shape (gdb-format.md §7 and issue 2), each asserting the
+ * intended parse of its fixture in fixtures/parse/shapes/. The golden files catch any change;
+ * these rows say which fields matter and why.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Dump, Frame } from '../../src/model/dump.js';
+import { parseDump } from '../../src/parse/index.js';
+import { SHAPES_DIR } from './fixtures.js';
+
+function load(name: string): Dump {
+  return parseDump(readFileSync(join(SHAPES_DIR, `${name}.txt`), 'utf8'));
+}
+function frames(d: Dump, bt = 0): Frame[] {
+  return d.backtraces[bt]!.frames;
+}
+function pick(f: Frame, ...keys: (keyof Frame)[]): Partial<Frame> {
+  return Object.fromEntries(keys.map((k) => [k, f[k]]));
+}
+
+const rows: Array<[string, (d: Dump) => void]> = [
+  ['frame-pc-args-file', (d) => {
+    const [f0, f1, f2] = frames(d);
+    assert.deepEqual(pick(f0!, 'level', 'pc', 'function', 'file', 'line'), { level: 0, pc: '0x00007f3a1c2e9e2c', function: '__pthread_kill_implementation', file: './nptl/pthread_kill.c', line: 44 });
+    assert.deepEqual(f0!.args, [{ name: 'no_tid', value: '0' }, { name: 'signo', value: '6' }, { name: 'threadid', value: '<optimized out>' }]);
+    assert.equal(f1!.pc, null);
+    assert.equal(f0!.inlined, true, 'frame #1 has no pc: #0 was inlined into it');
+    assert.deepEqual(f2!.args, [{ name: 'sig', value: '6', entry: 'equal' }]);
+  }],
+  ['entry-values', (d) => {
+    assert.deepEqual(frames(d)[1]!.args, [{ name: 'n', value: '3' }, { name: 'n', value: '5', entry: 'only' }]);
+    assert.deepEqual(frames(d)[2]!.args, [{ name: 'x', value: '7', entry: 'only' }]);
+  }],
+  ['unknown-function', (d) => {
+    assert.deepEqual(frames(d).map((f) => [f.function, f.library, f.args.length]), [['??', null, 0], ['??', '/lib/x86_64-linux-gnu/libstdc++.so.6', 0], ['??', null, 0]]);
+    assert.equal(frames(d)[2]!.pc, '0x0000000000000000');
+  }],
+  ['special-frames', (d) => {
+    assert.deepEqual(frames(d).map((f) => [f.level, f.kind, f.pc]), [[6, 'normal', '0x00005555555551a9'], [7, 'sigtramp', null], [8, 'dummy', null], [9, 'arch', null], [10, 'normal', '0x0000555555555200']]);
+    assert.equal(frames(d)[0]!.inlined, false, 'a signal frame without pc is not an inlined caller');
+  }],
+  ['rust-legacy-32bit', (d) => {
+    assert.deepEqual(pick(frames(d)[1]!, 'level', 'pc', 'function'), { level: 104, pc: '0xb7f84cc5', function: 'rt::unwind::begin_unwind_inner::h3c1d2e5f7a9b0c4dQx' });
+  }],
+  ['cxx-function-operator', (d) => {
+    assert.equal(frames(d)[0]!.function, 'std::function<void ()>::operator()');
+    assert.deepEqual(frames(d)[0]!.args, [{ name: 'this', value: '0x7ffd2a9e1b40' }]);
+    assert.equal(frames(d)[1]!.function, 'std::_Function_handler<void (), (anonymous namespace)::Pool::start()::{lambda()#1}>::_M_invoke(std::_Any_data const&)');
+  }],
+  ['anonymous-namespace', (d) => assert.equal(frames(d)[0]!.function, '(anonymous namespace)::Worker::run')],
+  ['lambda-operator', (d) => {
+    assert.equal(frames(d)[0]!.function, 'main::{lambda(int)#1}::operator()(int) const');
+    assert.deepEqual(frames(d)[0]!.args.map((a) => a.name), ['__closure', 'n']);
+    assert.equal(frames(d)[1]!.function, 'std::__invoke_impl<void, main()::<lambda(int)>, int>(std::__invoke_other, struct {...} &&)');
+  }],
+  ['minimal-symbol-clone', (d) => {
+    assert.deepEqual(frames(d).map((f) => [f.function, f.args.length, f.library]), [
+      ['QCoreApplication::exec()', 0, '/usr/lib/libQt5Core.so.5'],
+      ['foo(int) [clone .cold]', 0, '/opt/app/libfoo.so'],
+      ['pthread_cond_wait@@GLIBC_2.3.2', 0, '/lib/x86_64-linux-gnu/libpthread.so.0'],
+      ['malloc@plt', 0, null],
+    ]);
+  }],
+  ['go-function', (d) => {
+    assert.equal(frames(d)[0]!.function, 'net/http.(*conn).serve');
+    assert.deepEqual(frames(d)[0]!.args[1], { name: 'ctx', value: '...' });
+  }],
+  ['rust-trait-impl', (d) => assert.equal(frames(d)[0]!.function, '<alloc::vec::Vec<T,A> as core::ops::drop::Drop>::drop')],
+  ['operator-shift-string', (d) => {
+    assert.equal(frames(d)[0]!.function, 'std::operator<< <std::char_traits<char> >');
+    assert.deepEqual(frames(d)[0]!.args[1], { name: '__s', value: '0x555555556004 "a<b"' });
+  }],
+  ['presence-mode-arrow', (d) => {
+    assert.equal(frames(d)[0]!.function, 'kern::task::{impl#3}::spawn<fn(usize) -> core::option::Option<usize>>');
+    assert.deepEqual(frames(d)[0]!.args, []);
+    assert.equal(frames(d)[0]!.incomplete, false);
+  }],
+  ['windows-paths', (d) => {
+    assert.deepEqual(pick(frames(d)[0]!, 'function', 'library'), { function: 'KERNEL32!BaseThreadInitThunk', library: 'C:\\Windows\\System32\\kernel32.dll' });
+    assert.deepEqual(pick(frames(d)[1]!, 'file', 'line'), { file: 'D:\\agent\\_work\\1\\s\\vcstartup\\src\\startup\\exe_common.inl', line: 288 });
+  }],
+  ['path-with-spaces', (d) => assert.deepEqual(pick(frames(d)[0]!, 'function', 'file', 'line'), { function: 'main', file: '/home/me/My Project (v2)/src/main.c', line: 12 })],
+  ['pac-flag', (d) => assert.deepEqual(pick(frames(d)[0]!, 'pc', 'pcFlags', 'function'), { pc: '0x0000ffffb7e2a6b8', pcFlags: ['PAC'], function: 'handler' })],
+  ['char-literal-paren', (d) => {
+    assert.deepEqual(frames(d)[0]!.args, [{ name: 'c', value: "40 '('" }, { name: 'fp', value: '0x7ffff7e1a780 <_IO_2_1_stdout_>' }]);
+    assert.deepEqual(frames(d)[1]!.args, [{ name: 'q', value: "39 '\\''" }, { name: 'r', value: "41 ')'" }]);
+  }],
+  ['string-escapes', (d) => assert.deepEqual(frames(d)[0]!.args, [{ name: 'fmt', value: '0x555555556010 "x=(%d) \\"%s\\", y=%d\\n"' }, { name: 'level', value: '2' }])],
+  ['repeats-value', (d) => {
+    assert.deepEqual(frames(d)[0]!.args, [{ name: 'buf', value: "0x55555555a2a0 'A' <repeats 200 times>..." }, { name: 'n', value: '4096' }]);
+    assert.deepEqual(frames(d)[1]!.args.map((a) => a.name), ['s', 'len']);
+  }],
+  ['error-reading-variable', (d) => assert.deepEqual(frames(d)[0]!.args[1], { name: 'index', value: '<error reading variable: Unhandled dwarf expression opcode 0xf3>' })],
+  ['reference-value', (d) => assert.deepEqual(frames(d)[0]!.args, [{ name: 'r', value: '@0x7fffffffe0cc: 42' }, { name: 'v', value: '...' }])],
+  ['function-typed-value', (d) => assert.deepEqual(frames(d)[0]!.args, [{ name: 'cb', value: '{int (int, char **)} 0x555555555149 <on_event>' }, { name: 'ud', value: '0x0' }])],
+  ['pager-midline', (d) => {
+    const f = frames(d)[1]!;
+    assert.deepEqual(f.args, [{ name: 'path', value: '0x5555555592a0 "/etc/app.conf"' }, { name: 'strict', value: 'true' }]);
+    assert.deepEqual(pick(f, 'file', 'line', 'sourceLine', 'continuationLines'), { file: 'config.c', line: 41, sourceLine: 2, continuationLines: [3] });
+  }],
+  ['pager-old-quit', (d) => {
+    assert.equal(d.backtraces[0]!.truncated, true);
+    assert.equal(d.backtraces[0]!.endLine, 5, 'the Quit line belongs to the backtrace');
+    assert.deepEqual(d.ignored, [{ line: 4, text: '---Type <return> to continue, or q <return> to quit---q' }]);
+  }],
+  ['wrapped-args', (d) => {
+    const f = frames(d)[1]!;
+    assert.equal(f.args.length, 7);
+    assert.deepEqual(pick(f, 'file', 'line', 'continuationLines'), { file: 'libc-start.c', line: 287, continuationLines: [3, 4] });
+  }],
+  ['wrapped-from', (d) => assert.deepEqual(pick(frames(d)[0]!, 'function', 'library', 'continuationLines'), { function: 'pthread_cond_wait@@GLIBC_2.3.2', library: '/lib/x86_64-linux-gnu/libpthread.so.0', continuationLines: [2] })],
+  ['wrapped-name-paren', (d) => {
+    const f = frames(d)[0]!;
+    assert.equal(f.function, '__assert_fail_base');
+    assert.deepEqual(f.args.map((a) => a.name), ['fmt', 'assertion', 'line', 'function']);
+    assert.equal(f.line, 92);
+  }],
+  ['wrapped-after-paren', (d) => {
+    const f = frames(d)[0]!;
+    assert.deepEqual(f.args, [{ name: 'obj', value: '0x555557e42c00 <heap+24224>' }, { name: 'code', value: 'EV_CLICKED' }]);
+    assert.deepEqual(pick(f, 'file', 'line', 'continuationLines'), { file: '/src/ui/event.c', line: 74, continuationLines: [2, 3] });
+  }],
+  ['terminal-hard-wrap', (d) => {
+    assert.deepEqual(frames(d)[0]!.args.map((a) => a.name), ['request', 'connection', 'flags']);
+    assert.equal(frames(d)[0]!.line, 88);
+  }],
+  ['pager-own-line-wrap', (d) => {
+    assert.deepEqual(frames(d)[0]!.args.map((a) => a.name), ['req', 'conn']);
+    assert.deepEqual(frames(d)[0]!.continuationLines, [3]);
+    assert.equal(d.ignored[0]!.line, 2);
+  }],
+  ['midline-new-frame', (d) => {
+    assert.deepEqual(frames(d).map((f) => [f.level, f.incomplete, f.sourceLine]), [[5, false, 1], [6, true, 2], [7, false, 2], [8, false, 3]]);
+    assert.equal(d.backtraces[0]!.truncated, false, 'a cut frame in the middle does not cut the outer end');
+  }],
+  ['python-exception-noise', (d) => {
+    assert.deepEqual(pick(frames(d)[0]!, 'function', 'line', 'continuationLines'), { function: 'Widget::paint', line: 120, continuationLines: [3] });
+    assert.match(d.ignored[0]!.text, /Python Exception/);
+  }],
+  ['ansi-colour', (d) => {
+    assert.deepEqual(pick(frames(d)[0]!, 'pc', 'function', 'file', 'line'), { pc: '0x000055555555513d', function: 'main', file: 't.c', line: 5 });
+    assert.deepEqual(frames(d)[1]!.args[0], { name: 'main', value: '0x555555555129 <main>', entry: 'equal' });
+  }],
+  ['frame-filter-library', (d) => {
+    const [f0, f1, f2, f9] = frames(d);
+    assert.deepEqual(pick(f0!, 'function', 'file', 'library'), { function: '???', file: null, library: '/usr/lib/libc.so.6' });
+    assert.deepEqual(pick(f1!, 'function', 'library'), { function: 'ppoll', library: '/usr/lib/libc.so.6' });
+    assert.equal(f2!.function, '<emit signal clicked on instance 0x5555559a0150 [GtkButton]>');
+    assert.deepEqual(pick(f9!, 'level', 'function'), { level: 9, function: 'g_closure_invoke' });
+  }],
+  ['header-names', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.name, b.thread?.extra]), [
+      [3, 'tokio-runtime-w', null],
+      [4, 'ait4(pid=1832)>', null],
+      [7, 'pool', 'Exiting'],
+      [8, 'say "hi"):', null],
+    ]);
+  }],
+  ['header-targets', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.gdbId, b.thread?.id, b.thread?.ptid, b.thread?.lwp, b.thread?.targetId]), [
+      ['1', 1, null, 48210, 'LWP 48210'],
+      ['1', 1, null, 31337, 'process 31337'],
+      ['2.4', 4, '0x7ffff6ffe640', 9911, 'Thread 0x7ffff6ffe640 (LWP 9911)'],
+      ['3', 3, '0xb7d39ba0', 26975, 'Thread -1210868832 (LWP 26975)'],
+      ['1', 1, null, null, 'Thread 11080.0x2b0c'],
+      ['1', 1, null, 100123, 'LWP 100123 of process 5678'],
+    ]);
+  }],
+  ['header-remote-extra', (d) => {
+    assert.deepEqual([d.backtraces[0]!.thread?.name, d.backtraces[0]!.thread?.extra], ['SensorTask', 'Name: SensorTask, prio:1,useropts:0']);
+    assert.deepEqual([d.backtraces[1]!.thread?.name, d.backtraces[1]!.thread?.extra], [null, 'CPU#1 [halted ]']);
+  }],
+  ['bt-full-locals', (d) => {
+    const [f0, f1, f2] = frames(d);
+    assert.deepEqual(f0!.locals, []);
+    assert.deepEqual(f1!.locals!.map((l) => [l.name, l.value, l.sourceLine]), [
+      ['cfg', '{\nname = 0x555555556004 "a = b, c",\nflags = {verbose = true, level = 3}\n}', 4],
+      ['i', '0', 8],
+      ['cnt', '0', 9],
+      ['cnt', '<optimized out>', 10],
+    ]);
+    assert.deepEqual(f1!.locals![0]!.continuationLines, [5, 6, 7]);
+    assert.deepEqual(f2!.locals, []);
+  }],
+  ['old-tab-locals', (d) => assert.deepEqual(frames(d)[0]!.locals!.map((l) => [l.name, l.value]), [['n', '(dlink_node *) 0x0'], ['count', '3']])],
+  ['backtrace-stopped', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.stopReason, b.truncated]), [
+      ['previous frame identical to this frame (corrupt stack?)', false],
+      ['Cannot access memory at address 0x7ffe3b4f1000', false],
+    ]);
+  }],
+  ['more-frames-follow', (d) => assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.truncated, b.endLine]), [[2, true, 6], [1, false, 10]])],
+  ['elision-markers', (d) => assert.deepEqual(d.backtraces[0]!.gaps, [{ afterLevel: 1, beforeLevel: 17, sourceLine: 4 }])],
+  ['switching-thread', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.lwp, b.frames.length]), [[2, 5151, 1], [2, 5151, 3]]);
+    assert.ok(d.ignored.some((i) => i.line === 4 && i.text.startsWith('78\t')));
+  }],
+  ['switching-glued', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length, b.startLine]), [[5, 1, 1], [5, 3, 3]]);
+    assert.equal(frames(d)[0]!.function, '__lll_lock_wait_private');
+  }],
+  ['stop-event', (d) => assert.deepEqual(d.backtraces[0]!.thread, { id: 1, gdbId: '1', ptid: '0x7fb6699b9bc0', lwp: 895, name: 'crashy', targetId: 'Thread 0x7fb6699b9bc0 (LWP 895)', extra: null })],
+  ['email-quote', (d) => {
+    assert.equal(d.backtraces[0]!.thread?.lwp, 101);
+    assert.deepEqual(frames(d).map((f) => [f.level, f.function, f.line]), [[0, '__lll_lock_wait', 52], [1, '__GI___pthread_mutex_lock', 115], [4, 'run', 7]]);
+  }],
+  ['crlf', (d) => assert.deepEqual(frames(d).map((f) => f.library ?? f.file), ['/lib/libc.so.6', 'main.c'])],
+  ['lone-cr-progress', (d) => {
+    assert.deepEqual(d.ignored, [{ line: 1, text: 'Downloading 1.2 MB separate debug info for /lib/libc.so.6' }]);
+    assert.equal(frames(d).length, 2);
+  }],
+  ['zero-width', (d) => assert.deepEqual(frames(d).map((f) => f.level), [0, 1])],
+  ['html-leftovers', (d) => {
+    assert.equal(d.backtraces[0]!.thread?.lwp, 100);
+    assert.deepEqual(pick(frames(d)[0]!, 'function', 'line'), { function: 'std::vector<int>::push_back', line: 1187 });
+    assert.deepEqual(frames(d)[0]!.args[1], { name: '__x', value: '<optimized out>' });
+  }],
+  ['several-dumps', (d) => assert.deepEqual(d.backtraces.map((b) => b.thread?.lwp), [101, 100, 201, 200])],
+  ['info-threads-table', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.name, b.frames.length]), [['worker', 2], ['app', 1]]);
+    assert.deepEqual(d.ignored.slice(0, 4).map((i) => i.line), [1, 2, 3, 4]);
+  }],
+  ['mutex-owner-print', (d) => {
+    assert.deepEqual(d.ownerHints, [
+      { expression: '*(pthread_mutex_t *) 0x5555555580a0', address: '0x5555555580a0', field: '__owner', ownerLwp: 20496, sourceLine: 2, continuationLines: [3] },
+      { expression: 'lock2', address: null, field: '__owner', ownerLwp: 20497, sourceLine: 5 },
+    ]);
+  }],
+  ['rwlock-owner-print', (d) => assert.deepEqual(d.ownerHints, [{ expression: 'table_lock', address: null, field: '__cur_writer', ownerLwp: 31337, sourceLine: 2 }])],
+  ['plain-bt', (d) => assert.deepEqual([d.backtraces.length, d.backtraces[0]!.thread, d.backtraces[0]!.startLine], [1, null, 1])],
+  ['gstack-no-blank-lines', (d) => assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length]), [[2, 2], [1, 2]])],
+  ['eu-stack-systemd', (d) => {
+    assert.deepEqual(frames(d, 0).map((f) => [f.function, f.library]), [['__lll_lock_wait', '/usr/lib64/libc.so.6'], ['start_thread', '/usr/lib64/libc.so.6']]);
+    assert.deepEqual(frames(d, 1).map((f) => [f.function, f.library]), [['??', 'libc.so.6'], ['main', 'app']]);
+  }],
+  ['markdown-fence', (d) => assert.deepEqual([d.backtraces.length, d.backtraces[0]!.startLine, d.backtraces[0]!.endLine], [1, 5, 6])],
+  ['session-lines', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id ?? null, b.frames.length]), [[null, 1], [2, 1], [1, 1]]);
+  }],
+  ['header-error-no-frames', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length]), [[3, 0], [2, 1]]);
+    assert.ok(d.ignored.some((i) => i.text === 'Cannot access memory at address 0x7f0000003000'));
+  }],
+  ['cut-paste-end', (d) => {
+    const bt = d.backtraces[0]!;
+    assert.equal(bt.truncated, true);
+    assert.deepEqual(pick(bt.frames[1]!, 'function', 'incomplete'), { function: 'loop_run', incomplete: true });
+    assert.deepEqual(bt.frames[1]!.args, [{ name: 'l', value: '0x1' }, { name: 'timeout', value: '' }]);
+  }],
+  ['comment-prefixed', (d) => assert.deepEqual(frames(d).map((f) => f.function), ['pthread_cond_wait@@GLIBC_2.3.2', 'QWaitCondition::wait'])],
+  ['markdown-escaped', (d) => {
+    assert.deepEqual(frames(d).map((f) => [f.level, f.function, f.library]), [[0, '__lll_mutex_lock_wait', '/lib64/tls/libpthread.so.0'], [1, '??', null]]);
+  }],
+];
+
+for (const [name, check] of rows) {
+  test(`shape: ${name}`, () => check(load(name)));
+}
