@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { analyze } from '../../src/analyze.js';
 import { parseDump } from '../../src/parse/index.js';
 import type { Analysis } from '../../src/model/analysis.js';
+import type { JsonReport, JsonThreadRef } from '../../src/report/json.js';
 import { PROGRAMS, type ProgramSpec } from './programs.js';
 import { join } from 'node:path';
 import { captureBacktraces, hasPython, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, withProgram } from './harness.js';
@@ -27,6 +28,11 @@ function skipFor(spec: ProgramSpec): string | false {
 /** Thread names of a key list, sorted (names are what the programs set; numbers vary). */
 function names(analysis: Pick<Analysis, 'threads'>, keys: string[]): string[] {
   return keys.map((k) => analysis.threads.find((t) => t.key === k)?.name ?? `?${k}`).sort();
+}
+
+/** The same, for the JSON report, which names threads by gdb number. */
+function reportNames(report: JsonReport, ids: JsonThreadRef[]): string[] {
+  return ids.map((id) => report.threads.find((t) => t.id === id)?.name ?? `?${id}`).sort();
 }
 
 function textVerdict(text: string): Analysis {
@@ -47,7 +53,7 @@ describe('live: attach and text on real programs', { concurrency: 2 }, () => {
         const text = await captureBacktraces(p.pid);
         const bare = await captureBacktraces(p.pid, { hideLibcDebug: true });
         assert.equal(live.stderr, '', 'attach printed nothing on stderr');
-        const report = JSON.parse(live.stdout) as Analysis;
+        const report = JSON.parse(live.stdout) as JsonReport;
         const fromText = textVerdict(text);
         const fromBare = textVerdict(bare);
         if (spec.expect === 'healthy') {
@@ -61,7 +67,7 @@ describe('live: attach and text on real programs', { concurrency: 2 }, () => {
         assert.equal(report.verdict, 'deadlock');
         assert.equal(report.deadlocks.length, 1, 'one cycle');
         const deadlock = report.deadlocks[0]!;
-        assert.deepEqual(names(report, deadlock.threads), [...spec.cycle].sort(), 'exactly the cycle threads');
+        assert.deepEqual(reportNames(report, deadlock.threads), [...spec.cycle].sort(), 'exactly the cycle threads');
         assert.equal(deadlock.evidence, spec.provable ? 'proven' : 'inferred');
         // The report says what gdb was asked and what it answered.
         assert.ok(report.facts.length > 0, 'owner facts from gdb');
