@@ -14,7 +14,7 @@ export interface BuilderOptions {
 }
 
 // `p *(pthread_mutex_t *) 0x5555555580a0` → the expression after the command word.
-const PRINT_EXPRESSION = /^(?:p|print|output|call|inspect)(?:\/\w+)?\s+(.*)$/;
+const PRINT_EXPRESSION = /^(?:p|print|output|call|inspect)(?:\/\w+)?\s+(.*)$/s; // `s`: `.*$` must not fail on U+2028 and backtrack over `\s+`
 const OWNER = /\b(__owner|__cur_writer|Owner ID) = (-?\d+)/;
 
 export class DumpBuilder {

@@ -62,6 +62,14 @@ export interface LogicalLine extends IToken {
 const WRAP_WIDTHS = new Set([80, 100, 120, 132, 160, 200]);
 /** A multi-line local or print value longer than this many lines is cut (bounded memory). */
 const MAX_VALUE_LINES = 2000;
+/**
+ * A wrapped frame is re-scanned whole on each joined line, so joining is capped to keep the work
+ * linear; lines past the cap are classified on their own (and listed as ignored when they are not
+ * frames), the frame stays `incomplete`.
+ */
+const MAX_FRAME_LINES = 256;
+/** Mid-line frame splits per physical line (each re-classifies the rest of the line). */
+const MAX_MIDLINE_SPLITS = 16;
 
 const FRAME_START = /^[ \t]*#(\d+)(?:[ \t]+|$)/;
 const LOCAL = /^(?: {8,}|\t+)([^\s=]+) = (.*)$/;
@@ -276,6 +284,8 @@ export class LineReader {
   private cur: LogicalLine | null = null;
   /** Length of the last physical line added to `cur` (terminal hard-wrap detection). */
   private curLastLength = 0;
+  /** Mid-line frame splits made in the current physical line (capped: MAX_MIDLINE_SPLITS). */
+  private midlineSplits = 0;
 
   constructor(private readonly emit: (line: LogicalLine) => void) {}
 
@@ -336,6 +346,7 @@ export class LineReader {
 
   private physical(raw: string): void {
     const line = ++this.lines;
+    this.midlineSplits = 0;
     const clean = cleanLine(raw);
     if (clean.pager === PagerEffect.WholeLine) {
       this.noise(line, clean.pagerText ?? clean.text, clean.quit);
@@ -384,8 +395,9 @@ export class LineReader {
     }
     const ll = classify(text, line);
     if (ll.kind === Kind.Frame && ll.frame!.incomplete && text.includes('#', 1)) {
-      const split = midlineFrame(text);
+      const split = this.midlineSplits < MAX_MIDLINE_SPLITS ? midlineFrame(text) : -1;
       if (split > 0) {
+        this.midlineSplits++;
         this.logical(text.slice(0, split), line, null, null, false);
         this.logical(text.slice(split), line, extra, parts, quit);
         return;
@@ -412,7 +424,7 @@ export class LineReader {
       if (i === text.length) return false;
       const t = i === 0 ? text : text.slice(i);
       if (t.charCodeAt(0) === 35 && FRAME_START.test(t)) return false;
-      if (frame.incomplete) {
+      if (frame.incomplete && (cur.extra?.length ?? 0) < MAX_FRAME_LINES) {
         if (t.startsWith('Python Exception <')) {
           // stderr noise printed between a frame's name and its `(args…` continuation.
           this.noise(line, text, false);

@@ -7,8 +7,26 @@
 
 /** `@plt`, `@@GLIBC_2.3.2`, `@GLIBC_2.2.5`: symbol versions and PLT stubs. */
 const VERSION_SUFFIX = /@{1,2}[A-Za-z0-9_.]+$/;
-/** GCC clone suffixes, possibly stacked: `.constprop.0`, `.isra.3`, `.part.7`, `.cold`, `.lto_priv.0`. */
-const CLONE_SUFFIX = /(?:\.(?:constprop|isra|part|cold|lto_priv|localalias)(?:\.\d+)?)+$/;
+/**
+ * GCC clone suffixes, possibly stacked: `.constprop.0`, `.isra.3`, `.part.7`, `.cold`, `.lto_priv.0`.
+ * Stripped from the end by stripCloneSuffixes (an unanchored `(?:…)+$` regex is quadratic on a
+ * name made of thousands of `.part`).
+ */
+const CLONE_NAMES = ['constprop', 'isra', 'part', 'cold', 'lto_priv', 'localalias'];
+
+function stripCloneSuffixes(name: string): string {
+  let end = name.length;
+  for (;;) {
+    let digits = end;
+    while (digits > 0 && name.charCodeAt(digits - 1) >= 48 && name.charCodeAt(digits - 1) <= 57) digits--;
+    // `(?:\.\d+)?` after the clone name.
+    const nameEnd = digits < end && digits > 0 && name.charCodeAt(digits - 1) === 46 ? digits - 1 : end;
+    const clone = CLONE_NAMES.find((c) => nameEnd > c.length && name.charCodeAt(nameEnd - c.length - 1) === 46 && name.endsWith(c, nameEnd));
+    if (clone === undefined) break;
+    end = nameEnd - clone.length - 1;
+  }
+  return end === name.length ? name : name.slice(0, end);
+}
 /** Rust legacy mangling hash. */
 const RUST_HASH = /::h[0-9a-f]{16}$/;
 
@@ -21,7 +39,7 @@ export function normalizeFunctionName(name: string): string {
   let n = name.trim();
   if (n === '??' || n.startsWith('<')) return n;
   n = n.replace(VERSION_SUFFIX, '');
-  n = n.replace(CLONE_SUFFIX, '');
+  n = stripCloneSuffixes(n);
   n = n.replace(RUST_HASH, '');
   if (n.startsWith('__GI_')) n = n.slice('__GI_'.length);
   if (n.startsWith('ijl_')) n = n.slice(1);
