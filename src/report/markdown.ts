@@ -19,7 +19,8 @@ import {
   verdictLine,
 } from './cycle-view.js';
 import { formatBacktrace, groupThreads, groupTitle, threadBacktraces, type GroupMode } from './group.js';
-import { mermaidForDeadlock } from './mermaid.js';
+import { mermaidForDeadlock, renderMermaid } from './mermaid.js';
+import { sanitizeAnalysis } from './sanitize.js';
 
 export interface MarkdownOptions {
   /** How alike stacks must be to share a `<details>` block. Default `functions`. */
@@ -27,6 +28,7 @@ export interface MarkdownOptions {
 }
 
 export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}): string {
+  analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
   const out: string[] = [];
   const threads = threadsByKey(analysis);
   out.push(`## ${escapeText(verdictLine(analysis))}`, '');
@@ -46,6 +48,11 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
       out.push(`- **${escapeText(threadTitle(key))}** ${escapeText(thread?.stateText ?? '')}${thread?.acquireSite ? ` in ${code(siteText(thread.acquireSite))}` : ''}`);
     }
     out.push('');
+  }
+
+  // A hang has no cycle to draw; the whole wait-for graph shows where the waits lead.
+  if (analysis.deadlocks.length === 0 && analysis.edges.length > 0) {
+    out.push('```mermaid', renderMermaid(analysis).trimEnd(), '```', '');
   }
 
   if (analysis.unresolved.length > 0) {

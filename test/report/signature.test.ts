@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { FOUNDING } from '../helpers/paths.js';
+import { join } from 'node:path';
+import { FIXTURES, FOUNDING } from '../helpers/paths.js';
 import { analyzeText } from './pipeline.js';
 
 /**
@@ -30,37 +31,7 @@ function shiftHex(hex: string): string {
 }
 
 /** A two-mutex ABBA deadlock as gdb prints it, with the owners printed after the backtraces. */
-export const ABBA_WITH_OWNERS = `(gdb) thread apply all bt
-
-Thread 3 (Thread 0x7f611f0a16c0 (LWP 6171) "abba-ba"):
-#0  futex_wait (private=0, expected=2, futex_word=0x561c67ba50a0 <lock_a>) at ../sysdeps/nptl/futex-internal.h:146
-#1  __GI___lll_lock_wait (futex=futex@entry=0x561c67ba50a0 <lock_a>, private=0) at ./nptl/lowlevellock.c:49
-#2  0x00007f611f932482 in lll_mutex_lock_optimized (mutex=0x561c67ba50a0 <lock_a>) at ./nptl/pthread_mutex_lock.c:48
-#3  ___pthread_mutex_lock (mutex=0x561c67ba50a0 <lock_a>) at ./nptl/pthread_mutex_lock.c:93
-#4  0x0000561c67ba232a in take_b_then_a (unused=0x0) at abba.c:28
-#5  0x00007f611f92f1f5 in start_thread (arg=<optimized out>) at ./nptl/pthread_create.c:442
-#6  0x00007f611f9af8ec in clone3 () at ../sysdeps/unix/sysv/linux/x86_64/clone3.S:81
-
-Thread 2 (Thread 0x7f611f8a26c0 (LWP 6170) "abba-ab"):
-#0  futex_wait (private=0, expected=2, futex_word=0x561c67ba50e0 <lock_b>) at ../sysdeps/nptl/futex-internal.h:146
-#1  __GI___lll_lock_wait (futex=futex@entry=0x561c67ba50e0 <lock_b>, private=0) at ./nptl/lowlevellock.c:49
-#2  0x00007f611f932482 in lll_mutex_lock_optimized (mutex=0x561c67ba50e0 <lock_b>) at ./nptl/pthread_mutex_lock.c:48
-#3  ___pthread_mutex_lock (mutex=0x561c67ba50e0 <lock_b>) at ./nptl/pthread_mutex_lock.c:93
-#4  0x0000561c67ba22bd in take_a_then_b (unused=0x0) at abba.c:17
-#5  0x00007f611f92f1f5 in start_thread (arg=<optimized out>) at ./nptl/pthread_create.c:442
-#6  0x00007f611f9af8ec in clone3 () at ../sysdeps/unix/sysv/linux/x86_64/clone3.S:81
-
-Thread 1 (Thread 0x7f611f8a3740 (LWP 6169) "abba"):
-#0  __futex_abstimed_wait_common64 (private=128, cancel=true, abstime=0x0, op=265, expected=6170, futex_word=0x7f611f8a2990) at ./nptl/futex-internal.c:57
-#1  __futex_abstimed_wait_common (futex_word=futex_word@entry=0x7f611f8a2990, expected=6170, clockid=clockid@entry=0, abstime=abstime@entry=0x0, private=private@entry=128, cancel=cancel@entry=true) at ./nptl/futex-internal.c:87
-#2  0x00007f611f92bf7b in __GI___futex_abstimed_wait_cancelable64 (futex_word=futex_word@entry=0x7f611f8a2990, expected=<optimized out>, clockid=clockid@entry=0, abstime=abstime@entry=0x0, private=private@entry=128) at ./nptl/futex-internal.c:139
-#3  0x00007f611f930ce3 in __pthread_clockjoin_ex (threadid=140055117702848, thread_return=0x0, clockid=0, abstime=0x0, block=<optimized out>) at ./nptl/pthread_join_common.c:102
-#4  0x0000561c67ba23d4 in main () at abba.c:42
-(gdb) p *(pthread_mutex_t *) 0x561c67ba50a0
-$1 = {__data = {__lock = 2, __count = 0, __owner = 6170, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002\\000\\000\\000\\000\\000\\000\\000\\032\\030", '\\000' <repeats 29 times>, __align = 2}
-(gdb) p *(pthread_mutex_t *) 0x561c67ba50e0
-$2 = {__data = {__lock = 2, __count = 0, __owner = 6171, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002\\000\\000\\000\\000\\000\\000\\000\\033\\030", '\\000' <repeats 29 times>, __align = 2}
-`;
+const ABBA_WITH_OWNERS = readFileSync(join(FIXTURES, 'check', 'abba-with-owners.txt'), 'utf8');
 
 test('the copy really differs: other thread numbers in the cycle', () => {
   const copy = analyzeText(asAnotherRun(readFileSync(FOUNDING, 'utf8')));

@@ -170,7 +170,7 @@ export async function checkDumps(
       row.got = expectationOf(await analyzeFile(dump, io));
       if (options.update) {
         const unchanged = row.expected !== null && sameExpectation(row.expected, row.got);
-        if (!unchanged) writeFileSync(sidecar, `${JSON.stringify(row.got)}\n`);
+        if (!unchanged) writeFileSync(sidecar, formatSidecar(row.got));
         row.status = unchanged ? 'match' : 'updated';
         row.expected = row.got;
       } else {
@@ -184,6 +184,12 @@ export async function checkDumps(
   }
   onProgress(dumps.length, dumps.length, '');
   return rows;
+}
+
+/** `{"verdict": "deadlock", "cycles": [[7, 8, 9]]}`: one line, as people write it by hand. */
+export function formatSidecar(expectation: Expectation): string {
+  const cycles = expectation.cycles.map((cycle) => `[${cycle.map((key) => JSON.stringify(key)).join(', ')}]`).join(', ');
+  return `{"verdict": ${JSON.stringify(expectation.verdict)}, "cycles": [${cycles}]}\n`;
 }
 
 export function summarise(rows: readonly CheckRow[]): CheckSummary {
@@ -216,7 +222,7 @@ export function renderCheckTable(rows: readonly CheckRow[], options: CheckOption
   const out = [line(header), ...body.map(line), ''];
   const summary = summarise(rows);
   const parts = [`${summary.match} matched`, `${summary.mismatch} mismatched`, `${summary.unchecked} unchecked${options.strict && summary.unchecked > 0 ? ' (failures with --strict)' : ''}`];
-  if (summary.updated > 0) parts.push(`${summary.updated} sidecars written`);
+  if (summary.updated > 0) parts.push(`${summary.updated} ${summary.updated === 1 ? 'sidecar' : 'sidecars'} written`);
   if (summary.error > 0) parts.push(`${summary.error} unreadable`);
   out.push(parts.join(', '));
   for (const row of rows) if (row.error) out.push(`error: ${row.file}: ${row.error}`);
@@ -253,7 +259,8 @@ function progressBar(io: CliIO): (done: number, total: number, file: string) => 
     }
     const width = 20;
     const filled = Math.round((done / total) * width);
-    io.err(`\r\u001b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${file}`.slice(0, 120));
+    // `3/20 name`: the third of twenty is being analysed; the bar shows the ones finished.
+    io.err(`\r\u001b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done + 1}/${total} ${file}`.slice(0, 120));
   };
 }
 
