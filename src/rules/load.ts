@@ -167,11 +167,11 @@ function readYaml(path: string, shown: string): ParsedFile {
     throw new RuleError(`${shown}: cannot read rule file: ${(error as Error).message}`);
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
     const pos = first.linePos?.[0];
-    const msg = first.message.split('\n')[0] ?? first.message;
+    const msg = (first.message.split('\n')[0] ?? first.message).replace(/ at line \d+, column \d+:?$/, '');
     throw new RuleError(`${shown}${pos ? `:${pos.line}` : ''}: invalid YAML: ${msg}`);
   }
   return { doc, lines, data: doc.toJS() };

@@ -1,0 +1,127 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RuleError } from '../../src/errors.js';
+import { loadRules, compilePattern, normalizeFunctionName, PatternError } from '../../src/rules/index.js';
+import { analyzeText } from '../../src/analyze.js';
+import { ROOT } from '../helpers/paths.js';
+import { readFileSync } from 'node:fs';
+
+const EXAMPLES = join(ROOT, 'test', 'rules', 'examples');
+const dir = mkdtempSync(join(tmpdir(), 'waitgraph-rules-'));
+
+const GOOD = {
+  id: 'myapp.x.wait',
+  pack: 'myapp',
+  summary: 'A test rule.',
+  match: { frames: [{ function: 'myapp_wait', args: { lock: {} } }] },
+  effect: { evidence: 'proven', waits: [{ resource: 'lock:{args.lock.address}', description: 'waits' }] },
+  explanation: 'x',
+  fix: 'y',
+  sources: ['z'],
+};
+
+function writeRule(name: string, body: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, body);
+  return path;
+}
+
+function loadError(path: string): RuleError {
+  try {
+    loadRules({ extraFiles: [path], cwd: dir });
+  } catch (error) {
+    assert.ok(error instanceof RuleError, `expected a RuleError, got ${String(error)}`);
+    assert.equal(error.code, 'E_RULE');
+    assert.equal(error.message.includes('\n'), false, 'one line');
+    return error;
+  }
+  assert.fail('the rule file loaded');
+}
+
+const variant = (patch: (r: any) => void): string => {
+  const r = structuredClone(GOOD) as any;
+  patch(r);
+  return JSON.stringify(r, null, 2);
+};
+
+test('a valid JSON rule loads next to the built-ins', () => {
+  const rules = loadRules({ extraFiles: [writeRule('myapp.x.wait.json', JSON.stringify(GOOD))], cwd: dir });
+  assert.ok(rules.byId.has('myapp.x.wait'));
+  assert.ok(rules.byId.has('julia.gc.initiator'));
+});
+
+test('an unknown field is one line naming the file, the line and the field', () => {
+  const e = loadError(writeRule('myapp.x.wait.json', variant((r) => (r.match.frames[0].funtion = 'x'))));
+  assert.match(e.message, /^myapp\.x\.wait\.json:\d+: match\.frames\[0\]\.funtion: unknown field "funtion"$/);
+  const y = loadError(join(EXAMPLES, 'myapp.typo.yaml'));
+  assert.match(y.message, /myapp\.typo\.yaml:6: match\.frames\[0\]\.funtion: unknown field/);
+});
+
+test('invalid YAML is one line with its line number', () => {
+  const e = loadError(writeRule('myapp.bad.yaml', 'id: myapp.bad\nmatch: [\n  frames: {\n'));
+  assert.match(e.message, /^myapp\.bad\.yaml:\d+: invalid YAML: /);
+});
+
+test('a pattern that could backtrack badly is rejected, in user rules too', () => {
+  for (const regex of ['(a+)+$', '(x|xy)*z', '.*foo.*', '(\\w+)\\1']) {
+    const e = loadError(writeRule('myapp.x.wait.json', variant((r) => (r.match.frames[0].function = { regex }))));
+    assert.match(e.message, /match\.frames\[0\]\.function: regex/, regex);
+  }
+  assert.throws(() => compilePattern({ regex: '(a*)*b' }), PatternError);
+  // Safe forms load and work.
+  const ok = compilePattern({ regex: 'std::future<.+>::get\\(\\)' });
+  assert.equal(ok('std::future<unsigned long>::get()'), true);
+  assert.equal(ok('xstd::future<int>::get()'), false, 'matched from the first character');
+});
+
+test('other load errors: id ≠ file name, unknown unlessRules, undeclared placeholder, duplicate id', () => {
+  assert.match(loadError(writeRule('other.name.json', JSON.stringify(GOOD))).message, /id: the id myapp\.x\.wait must equal the file name \(other\.name\)/);
+  assert.match(loadError(writeRule('myapp.x.wait.json', variant((r) => (r.match.unlessRules = ['no.such.rule'])))).message, /unknown rule id no\.such\.rule/);
+  assert.match(loadError(writeRule('myapp.x.wait.json', variant((r) => (r.effect.waits[0].resource = 'lock:{args.mutex.address}')))).message, /effect\.waits\[0\]\.resource: placeholder \{args\.mutex\.address\} names argument mutex/);
+  assert.match(loadError(writeRule('julia.gc.initiator.json', variant((r) => (r.id = 'julia.gc.initiator')))).message, /already defined/);
+  assert.match(loadError(writeRule('myapp.x.wait.json', variant((r) => delete r.fix))).message, /fix: /);
+});
+
+test('name patterns: exact, prefix, glob, underscores', () => {
+  assert.equal(compilePattern(['a', 'b'])('b'), true);
+  assert.equal(compilePattern({ prefix: ['jl_', 'julia_'] })('julia_f_1'), true);
+  const g = compilePattern({ glob: 'llvm::orc::LocalTrampolinePool<*>::reenter*' });
+  assert.equal(g('llvm::orc::LocalTrampolinePool<llvm::orc::OrcX86_64_SysV>::reenter(void*, void*)'), true);
+  assert.equal(g('llvm::orc::LocalTrampolinePool<X>::reenterX'), true);
+  assert.equal(g('llvm::orc::TrampolinePool::reenter'), false);
+  assert.equal(compilePattern({ glob: 'a?c' })('abc'), true);
+  assert.equal(compilePattern({ glob: 'a\\*c' })('abc'), false);
+  const u = compilePattern({ exact: 'pthread_mutex_lock', underscores: 'ignore' });
+  assert.equal(u('___pthread_mutex_lock'), true);
+  assert.equal(compilePattern('pthread_mutex_lock')('___pthread_mutex_lock'), false);
+  // A glob on a long name stays fast (no backtracking blow-up).
+  const long = 'a'.repeat(20000);
+  const start = process.hrtime.bigint();
+  assert.equal(compilePattern({ glob: '*a*a*a*a*b' })(long), false);
+  assert.ok(process.hrtime.bigint() - start < 2_000_000_000n);
+});
+
+test('function names are normalised before matching', () => {
+  assert.equal(normalizeFunctionName('sem_wait@@GLIBC_2.2.5'), 'sem_wait');
+  assert.equal(normalizeFunctionName('pthread_cond_wait@plt'), 'pthread_cond_wait');
+  assert.equal(normalizeFunctionName('__new_sem_wait_slow.constprop.0'), '__new_sem_wait_slow');
+  assert.equal(normalizeFunctionName('do_futex_wait.isra.1.part.0'), 'do_futex_wait');
+  assert.equal(normalizeFunctionName('__GI___lll_lock_wait'), '__lll_lock_wait');
+  assert.equal(normalizeFunctionName('ijl_gc_collect'), 'jl_gc_collect');
+  assert.equal(normalizeFunctionName('std::sys::sync::mutex::futex::Mutex::lock_contended::h0123456789abcdef'), 'std::sys::sync::mutex::futex::Mutex::lock_contended');
+  assert.equal(normalizeFunctionName('??'), '??');
+});
+
+test('the README example rule, loaded as a user rule, changes the result', () => {
+  const text = readFileSync(join(EXAMPLES, 'spin.txt'), 'utf8');
+  const before = analyzeText(text, { rules: loadRules() });
+  assert.equal(before.verdict, 'ok');
+  const after = analyzeText(text, { rules: loadRules({ extraFiles: [join(EXAMPLES, 'myapp.spinlock.wait.yaml')] }) });
+  assert.equal(after.verdict, 'hang');
+  assert.deepEqual(after.hung, ['1', '2']);
+  assert.deepEqual(after.threads.map((t) => t.state), ['spin-wait', 'spin-wait']);
+  assert.equal(after.unresolved[0]?.gdbCommand, 'print ((struct myapp_spinlock *) 0x55f1c2a04060)->owner_tid');
+});
