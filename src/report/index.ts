@@ -7,18 +7,40 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { Analysis } from '../model/analysis.js';
 import { renderJson } from './json.js';
 import { renderText } from './text.js';
+import { renderMarkdown } from './markdown.js';
+import { renderMermaid } from './mermaid.js';
+import { renderDot } from './dot.js';
+import { renderSvg } from './svg.js';
+import { renderSarif } from './sarif.js';
+import type { GroupMode } from './group.js';
 
 export interface ReportOptions {
   chalk: ChalkInstance;
+  /** How alike stacks must be to be shown once (text, Markdown); each reporter has its default. */
+  group?: GroupMode;
+  /** The dump's path as the user named it (SARIF points at its lines); absent for stdin. */
+  input?: string;
+  /** waitgraph's version (SARIF `tool.driver.version`). */
+  version?: string;
 }
 
-export type Reporter = (analysis: Analysis, options: ReportOptions) => string;
+/** Returns the whole report; SVG is async (Graphviz in WebAssembly), the CLI awaits every format. */
+export type Reporter = (analysis: Analysis, options: ReportOptions) => string | Promise<string>;
 
-export type Format = 'text' | 'json';
+export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'svg' | 'sarif';
 
 export const reporters = {
   text: renderText,
   json: renderJson,
+  markdown: (analysis, options) => renderMarkdown(analysis, options.group ? { group: options.group } : {}),
+  mermaid: (analysis) => renderMermaid(analysis),
+  dot: (analysis) => renderDot(analysis),
+  svg: (analysis) => renderSvg(analysis),
+  sarif: (analysis, options) =>
+    renderSarif(analysis, {
+      ...(options.version ? { version: options.version } : {}),
+      ...(options.input && options.input !== '-' ? { inputUri: options.input } : {}),
+    }),
 } satisfies Record<Format, Reporter>;
 
 export const FORMATS = Object.keys(reporters) as Format[];

@@ -40,18 +40,23 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         }
         results.push({ file, analysis });
       }
-      io.out(render(results, flags.format, io));
+      io.out(await render(results, flags.format, io));
       sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
     });
 }
 
-function render(results: Array<{ file: string; analysis: Analysis }>, format: Format, io: CliIO): string {
+async function render(results: Array<{ file: string; analysis: Analysis }>, format: Format, io: CliIO): Promise<string> {
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
-  if (results.length === 1) return reporters[format]((results[0] as (typeof results)[number]).analysis, { chalk });
+  if (results.length === 1) {
+    const only = results[0] as (typeof results)[number];
+    return reporters[format](only.analysis, { chalk, input: only.file });
+  }
   if (format === 'json') {
     // Several dumps: still one JSON document.
     const list = results.map((r) => ({ file: r.file, report: toJsonReport(r.analysis) }));
     return `${JSON.stringify(list, null, 2)}\n`;
   }
-  return results.map((r) => `${chalk.bold(`== ${r.file} ==`)}\n${reporters[format](r.analysis, { chalk })}`).join('\n');
+  const parts: string[] = [];
+  for (const r of results) parts.push(`${chalk.bold(`== ${r.file} ==`)}\n${await reporters[format](r.analysis, { chalk, input: r.file })}`);
+  return parts.join('\n');
 }

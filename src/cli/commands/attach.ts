@@ -43,7 +43,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   const result = await investigate(target, { gdbPath: gdbPathFrom(io.env), analyzeText, commandTimeoutMs: Number(options.timeout) * 1000, cwd: io.cwd });
   if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
-  io.out(reporters[options.format](result.analysis, { chalk }));
+  io.out(await reporters[options.format](result.analysis, { chalk, ...(options.saveDump ? { input: options.saveDump } : {}) }));
   return result.analysis.verdict === 'ok' ? ExitCode.Ok : ExitCode.Found;
 }
 
