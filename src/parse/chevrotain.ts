@@ -22,5 +22,5 @@ async function load(): Promise<typeof ChevrotainApi> {
 
 const chevrotain = await load();
 
-export const { createToken, createTokenInstance, EmbeddedActionsParser, Lexer } = chevrotain;
+export const { createToken, createTokenInstance, createSyntaxDiagramsCode, EmbeddedActionsParser, Lexer } = chevrotain;
 export type { IToken, TokenType } from 'chevrotain';

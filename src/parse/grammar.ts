@@ -43,7 +43,10 @@ export class BacktraceParser extends EmbeddedActionsParser {
     return this.builder!;
   }
 
-  /** The whole input: backtraces, and lines between them that belong to none. */
+  /**
+   * The whole input: backtraces, and the lines between them that belong to none — a bug report
+   * from its title (`Deadlock with autodiff_deferred`) to its last line.
+   */
   document = this.RULE('document', () => {
     this.MANY(() => {
       this.OR([{ ALT: () => this.SUBRULE(this.backtrace) }, { ALT: () => this.SUBRULE(this.looseLine) }]);
@@ -69,7 +72,10 @@ export class BacktraceParser extends EmbeddedActionsParser {
     this.ACTION(() => this.b.header(payload(token)));
   });
 
-  /** What may follow inside a backtrace: frames, elisions, trailers, blank and noise lines. */
+  /**
+   * What may follow inside a backtrace: frames (`#1  0x000078411e054ed9 in pthread_cond_wait ()
+   * from /usr/lib/libc.so.6`), elisions, trailers, blank and noise lines.
+   */
   backtraceLine = this.RULE('backtraceLine', () => {
     this.OR([
       { ALT: () => this.SUBRULE(this.frameBlock, { ARGS: [false] }) },
