@@ -31,7 +31,7 @@ const MIN_MERGE_FRAMES = 2;
 export function groupThreads(summaries: BacktraceSummary[]): { threads: Array<{ key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }>; notes: string[] } {
   const notes: string[] = [];
   const threads: Array<{ key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }> = [];
-  const used = new Set<string>();
+  const used = new Map<string, { key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }>();
   const headerless: BacktraceSummary[] = [];
   const byTop = new Map<string, Array<{ key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }>>();
   for (const s of summaries) {
@@ -39,14 +39,20 @@ export function groupThreads(summaries: BacktraceSummary[]): { threads: Array<{ 
       headerless.push(s);
       continue;
     }
-    let key = s.thread.gdbId;
-    if (used.has(key)) {
-      const unique = `${key}@${s.startLine}`;
-      notes.push(`Thread ${key} appears twice (again at line ${s.startLine}); the second copy is analysed as ${unique}.`);
-      key = unique;
+    const key = s.thread.gdbId;
+    const earlier = used.get(key);
+    if (earlier) {
+      // The same thread again (`thread N` + `bt` after `thread apply all bt`, or a current-frame
+      // line then its full stack): one thread, its longest copy shown.
+      if (s.frameCount > earlier.primary.frameCount) {
+        earlier.merged.push(earlier.primary);
+        earlier.primary = s;
+      } else earlier.merged.push(s);
+      notes.push(`Thread ${key} appears again at line ${s.startLine}; both copies are read as one thread's stack.`);
+      continue;
     }
-    used.add(key);
     const entry = { key, primary: s, merged: [] as BacktraceSummary[] };
+    used.set(key, entry);
     threads.push(entry);
     const topKey = s.top[0]?.name;
     if (topKey !== undefined) {
