@@ -7,10 +7,12 @@
 import type { Analysis } from '../model/analysis.js';
 import { verdictLine } from './cycle-view.js';
 import { wholeGraphView, type GraphView } from './graph-view.js';
+import { sanitizeAnalysis } from './sanitize.js';
 
 const RED = '#d62728';
 
 export function renderDot(analysis: Analysis): string {
+  analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
   return dotFromView(wholeGraphView(analysis), verdictLine(analysis));
 }
 

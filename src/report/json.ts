@@ -5,6 +5,7 @@
  * The parsed dump itself is not repeated: `waitgraph parse` prints it.
  */
 import type { Analysis, Deadlock, Edge, FrameRef, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
+import { escapeJsonInvisibles } from './sanitize.js';
 
 export type JsonThreadRef = number | string;
 
@@ -152,5 +153,5 @@ export function toJsonReport(analysis: Analysis): JsonReport {
 }
 
 export function renderJson(analysis: Analysis): string {
-  return `${JSON.stringify(toJsonReport(analysis), null, 2)}\n`;
+  return `${escapeJsonInvisibles(JSON.stringify(toJsonReport(analysis), null, 2))}\n`;
 }

@@ -8,6 +8,7 @@
  */
 import type { Analysis, Deadlock } from '../model/analysis.js';
 import { deadlockView, wholeGraphView, type GraphView, type ViewNode } from './graph-view.js';
+import { sanitizeAnalysis } from './sanitize.js';
 
 const DEADLOCK_STYLE = 'stroke:#d62728,stroke-width:3px';
 
@@ -18,6 +19,7 @@ export function mermaidForDeadlock(analysis: Analysis, deadlock: Deadlock): stri
 
 /** `--format mermaid`: the whole wait-for graph, deadlocks highlighted. */
 export function renderMermaid(analysis: Analysis): string {
+  analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
   const view = wholeGraphView(analysis);
   if (view.nodes.length === 0) return 'flowchart LR\n  empty["no thread waits for anything"]\n';
   return mermaidFlowchart(view);

@@ -8,6 +8,7 @@
  */
 import type { Analysis, Deadlock, Edge, FrameRef, ThreadKey } from '../model/analysis.js';
 import { compareText, deadlockRows, siteText, threadList, threadsByKey, threadTitle } from './cycle-view.js';
+import { sanitizeAnalysis } from './sanitize.js';
 
 export interface SarifOptions {
   /** waitgraph's version for `tool.driver.version`; left out when absent (golden files). */
@@ -31,6 +32,7 @@ interface ReportingDescriptor {
 }
 
 export function renderSarif(analysis: Analysis, options: SarifOptions = {}): string {
+  analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
   const rules: ReportingDescriptor[] = [
     {
       id: DEADLOCK_RULE,

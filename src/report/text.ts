@@ -7,10 +7,12 @@
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
 import { compareThreadKeys, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
+import { sanitizeAnalysis } from './sanitize.js';
 
 const WIDTH = 100;
 
 export function renderText(analysis: Analysis, options: { chalk: ChalkInstance }): string {
+  analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
   const c = options.chalk;
   const threads = threadsByKey(analysis);
   const out: string[] = [];
