@@ -28,6 +28,11 @@ const SPECIAL_FRAMES: ReadonlyArray<readonly [string, FrameKind]> = [
   ['<cross-architecture call>', 'arch'],
 ];
 
+/** The characters that matter to bracket matching: quotes and brackets (global: used with lastIndex). */
+const STRUCTURAL = /["'(){}[\]]/g;
+/** The same plus the argument separator. */
+const ARG_STRUCTURAL = /["'(){}[\],]/g;
+
 const CH_SPACE = 32;
 const CH_QUOTE = 34;
 const CH_APOS = 39;
@@ -45,13 +50,16 @@ function isHex(c: number): boolean {
 
 /** Index just past a `"…"` literal that starts at `i` (backslash escapes honoured), or `s.length`. */
 export function skipString(s: string, i: number): number {
-  const n = s.length;
-  for (let j = i + 1; j < n; j++) {
-    const c = s.charCodeAt(j);
-    if (c === CH_BACKSLASH) j++;
-    else if (c === CH_QUOTE) return j + 1;
+  let from = i + 1;
+  for (;;) {
+    const q = s.indexOf('"', from);
+    if (q < 0) return s.length;
+    // The quote is escaped when an odd number of backslashes precede it.
+    let b = q - 1;
+    while (b > i && s.charCodeAt(b) === CH_BACKSLASH) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    from = q + 1;
   }
-  return n;
 }
 
 /**
@@ -202,13 +210,17 @@ export function scanFrameBody(s: string, from = 0): FrameBody {
   let depth = 0;
   let candidate = -1; // index of a depth-0 ` (` whose group is open
   let lastDepth0Open = -1;
-  for (let i = start; i < n; i++) {
+  // Jump from one structural character to the next natively; most of a frame line has none.
+  const structural = STRUCTURAL;
+  structural.lastIndex = start;
+  while (structural.test(s)) {
+    const i = structural.lastIndex - 1;
     const c = s.charCodeAt(i);
     if (c === CH_QUOTE) {
-      i = skipString(s, i) - 1;
+      structural.lastIndex = skipString(s, i);
     } else if (c === CH_APOS) {
       const end = skipCharLiteral(s, i);
-      if (end > 0) i = end - 1;
+      if (end > 0) structural.lastIndex = end;
     } else if (c === CH_LPAREN) {
       if (depth === 0 && i > start && s.charCodeAt(i - 1) === CH_SPACE) {
         candidate = i;
@@ -217,7 +229,7 @@ export function scanFrameBody(s: string, from = 0): FrameBody {
       depth++;
     } else if (c === CH_LBRACE || c === CH_LBRACK) {
       depth++;
-    } else if (c === CH_RPAREN || c === CH_RBRACE || c === CH_RBRACK) {
+    } else {
       if (depth > 0) depth--;
       if (depth === 0 && c === CH_RPAREN && candidate >= 0) {
         if (acceptsTail(s, i)) {
@@ -287,24 +299,25 @@ function startsArg(s: string, i: number): boolean {
 export function splitArgs(text: string): FrameArg[] {
   const args: FrameArg[] = [];
   if (text.length === 0 || text === '...') return args;
-  const n = text.length;
   let depth = 0;
   let from = 0;
-  for (let i = 0; i < n; i++) {
+  const special = ARG_STRUCTURAL;
+  special.lastIndex = 0;
+  while (special.test(text)) {
+    const i = special.lastIndex - 1;
     const c = text.charCodeAt(i);
     if (c === CH_QUOTE) {
-      i = skipString(text, i) - 1;
+      special.lastIndex = skipString(text, i);
     } else if (c === CH_APOS) {
       const end = skipCharLiteral(text, i);
-      if (end > 0) i = end - 1;
+      if (end > 0) special.lastIndex = end;
     } else if (c === CH_LPAREN || c === CH_LBRACE || c === CH_LBRACK) {
       depth++;
     } else if (c === CH_RPAREN || c === CH_RBRACE || c === CH_RBRACK) {
       if (depth > 0) depth--;
-    } else if (c === 44 /* , */ && depth === 0 && text.charCodeAt(i + 1) === CH_SPACE && startsArg(text, i + 2)) {
+    } else if (depth === 0 && text.charCodeAt(i + 1) === CH_SPACE && startsArg(text, i + 2)) {
       args.push(makeArg(text.slice(from, i)));
       from = i + 2;
-      i++;
     }
   }
   args.push(makeArg(text.slice(from)));

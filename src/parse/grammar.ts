@@ -4,7 +4,7 @@
  * names (test/parse/grammar.test.ts keeps the two in step). The parser is built once and reused;
  * each rule hands what it read to a DumpBuilder through embedded actions.
  */
-import { EmbeddedActionsParser, type IToken } from './chevrotain.js';
+import { EmbeddedActionsParser, type IOrAlt, type IToken } from './chevrotain.js';
 import type { DumpBuilder } from './builder.js';
 import {
   allTokens,
@@ -39,9 +39,24 @@ export class BacktraceParser extends EmbeddedActionsParser {
     this.performSelfAnalysis();
   }
 
-  private get b(): DumpBuilder {
-    return this.builder!;
+  /**
+   * The builder when actions run; null while Chevrotain records the grammar. Used instead of
+   * `this.ACTION(() => …)` so that no closure is allocated per token.
+   */
+  private get act(): DumpBuilder | null {
+    return this.RECORDING_PHASE ? null : this.builder;
   }
+
+  // Alternatives are built once per parser (Chevrotain's advice): `this.OR([...])` with a fresh
+  // array would allocate on every call, i.e. several objects per input line.
+  private altsDocument?: IOrAlt<void>[];
+  private altsBacktraceStart?: IOrAlt<void>[];
+  private altsBacktraceLine?: IOrAlt<void>[];
+  private altsLocals?: IOrAlt<void>[];
+  private altsTrailer?: IOrAlt<void>[];
+  private altsInterlude?: IOrAlt<void>[];
+  private altsLooseLine?: IOrAlt<void>[];
+  private manyBacktrace?: { GATE: () => boolean; DEF: () => void };
 
   /**
    * The whole input: backtraces, and the lines between them that belong to none — a bug report
@@ -49,7 +64,7 @@ export class BacktraceParser extends EmbeddedActionsParser {
    */
   document = this.RULE('document', () => {
     this.MANY(() => {
-      this.OR([{ ALT: () => this.SUBRULE(this.backtrace) }, { ALT: () => this.SUBRULE(this.looseLine) }]);
+      this.OR((this.altsDocument ??= [{ ALT: () => this.SUBRULE(this.backtrace) }, { ALT: () => this.SUBRULE(this.looseLine) }]));
     });
   });
 
@@ -59,17 +74,27 @@ export class BacktraceParser extends EmbeddedActionsParser {
    * the next backtrace (gated on the builder's last level).
    */
   backtrace = this.RULE('backtrace', () => {
-    this.OR([{ ALT: () => this.SUBRULE(this.threadHeader) }, { ALT: () => this.SUBRULE(this.frameBlock, { ARGS: [true] }) }]);
-    this.MANY({
-      GATE: () => this.LA(1).tokenType !== FrameLine || this.b.continues(payload(this.LA(1)).level),
-      DEF: () => this.SUBRULE(this.backtraceLine),
-    });
+    this.OR(
+      (this.altsBacktraceStart ??= [
+        { ALT: () => this.SUBRULE(this.threadHeader) },
+        { ALT: () => this.SUBRULE(this.frameBlock, { ARGS: [true] }) },
+      ]),
+    );
+    this.MANY(
+      (this.manyBacktrace ??= {
+        GATE: () => {
+          const next = this.LA(1) as LogicalLine;
+          return next.tokenType !== FrameLine || this.builder === null || this.builder.continues(next.level);
+        },
+        DEF: () => this.SUBRULE(this.backtraceLine),
+      }),
+    );
   });
 
   /** `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):` */
   threadHeader = this.RULE('threadHeader', () => {
     const token = this.CONSUME(ThreadHeader);
-    this.ACTION(() => this.b.header(payload(token)));
+    this.act?.header(payload(token));
   });
 
   /**
@@ -77,105 +102,113 @@ export class BacktraceParser extends EmbeddedActionsParser {
    * from /usr/lib/libc.so.6`), elisions, trailers, blank and noise lines.
    */
   backtraceLine = this.RULE('backtraceLine', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.frameBlock, { ARGS: [false] }) },
-      { ALT: () => this.SUBRULE(this.elision) },
-      { ALT: () => this.SUBRULE(this.trailer) },
-      { ALT: () => this.SUBRULE(this.interlude) },
-    ]);
+    this.OR(
+      (this.altsBacktraceLine ??= [
+        { ALT: () => this.SUBRULE(this.frameBlock, { ARGS: [false] }) },
+        { ALT: () => this.SUBRULE(this.elision) },
+        { ALT: () => this.SUBRULE(this.trailer) },
+        { ALT: () => this.SUBRULE(this.interlude) },
+      ]),
+    );
   });
 
   /** `#1  ijl_gc_collect (collection=collection@entry=JL_GC_AUTO) at …/src/gc.c:3508` and its `bt full` locals. */
   frameBlock = this.RULE('frameBlock', (first: boolean) => {
     const token = this.CONSUME(FrameLine);
-    this.ACTION(() => this.b.frame(payload(token), first));
+    this.act?.frame(payload(token), first);
     this.OPTION(() => this.SUBRULE(this.locals));
   });
 
   /** `        cfg = {` … `        }` / `        i = 0`, or `No locals.` */
   locals = this.RULE('locals', () => {
-    this.OR([
-      {
-        ALT: () => {
-          const token = this.CONSUME(LocalsMarker);
-          this.ACTION(() => this.b.localsMarker(payload(token)));
+    this.OR(
+      (this.altsLocals ??= [
+        {
+          ALT: () => {
+            const token = this.CONSUME(LocalsMarker);
+            this.act?.localsMarker(payload(token));
+          },
         },
-      },
-      {
-        ALT: () => {
-          this.AT_LEAST_ONE(() => {
-            const token = this.CONSUME(LocalLine);
-            this.ACTION(() => this.b.local(payload(token)));
-          });
+        {
+          ALT: () => {
+            this.AT_LEAST_ONE(() => {
+              const token = this.CONSUME(LocalLine);
+              this.act?.local(payload(token));
+            });
+          },
         },
-      },
-    ]);
+      ]),
+    );
   });
 
   /** `...` between `#2` and `#156`: frames a person cut out. */
   elision = this.RULE('elision', () => {
     const token = this.CONSUME(ElisionMarker);
-    this.ACTION(() => this.b.elision(payload(token)));
+    this.act?.elision(payload(token));
   });
 
   /** `(More stack frames follow...)`, `Backtrace stopped: Cannot access memory at address 0x0`, `Quit` */
   trailer = this.RULE('trailer', () => {
-    this.OR([
-      {
-        ALT: () => {
-          const token = this.CONSUME(MoreFramesFollow);
-          this.ACTION(() => this.b.trailer(payload(token), 'more'));
+    this.OR(
+      (this.altsTrailer ??= [
+        {
+          ALT: () => {
+            const token = this.CONSUME(MoreFramesFollow);
+            this.act?.trailer(payload(token), 'more');
+          },
         },
-      },
-      {
-        ALT: () => {
-          const token = this.CONSUME(BacktraceStopped);
-          this.ACTION(() => this.b.trailer(payload(token), 'stopped'));
+        {
+          ALT: () => {
+            const token = this.CONSUME(BacktraceStopped);
+            this.act?.trailer(payload(token), 'stopped');
+          },
         },
-      },
-      {
-        ALT: () => {
-          const token = this.CONSUME(QuitLine);
-          this.ACTION(() => this.b.trailer(payload(token), 'quit'));
+        {
+          ALT: () => {
+            const token = this.CONSUME(QuitLine);
+            this.act?.trailer(payload(token), 'quit');
+          },
         },
-      },
-    ]);
+      ]),
+    );
   });
 
   /** An empty line, `[New LWP 45431]`, or a pager prompt: neither ends nor extends a backtrace. */
   interlude = this.RULE('interlude', () => {
-    this.OR([
-      {
-        ALT: () => {
-          const token = this.CONSUME(BlankLine);
-          this.ACTION(() => this.b.interlude(payload(token)));
+    this.OR(
+      (this.altsInterlude ??= [
+        {
+          ALT: () => {
+            const token = this.CONSUME(BlankLine);
+            this.act?.interlude(payload(token));
+          },
         },
-      },
-      {
-        ALT: () => {
-          const token = this.CONSUME(NoiseLine);
-          this.ACTION(() => this.b.interlude(payload(token)));
+        {
+          ALT: () => {
+            const token = this.CONSUME(NoiseLine);
+            this.act?.interlude(payload(token));
+          },
         },
-      },
-    ]);
+      ]),
+    );
   });
 
   /** `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, …` (a lock owner printed by gdb) */
   ownerPrint = this.RULE('ownerPrint', () => {
     const token = this.CONSUME(OwnerPrint);
-    this.ACTION(() => this.b.ownerPrint(payload(token)));
+    this.act?.ownerPrint(payload(token));
   });
 
   /** `(gdb) bt` */
   prompt = this.RULE('prompt', () => {
     const token = this.CONSUME(PromptLine);
-    this.ACTION(() => this.b.prompt(payload(token)));
+    this.act?.prompt(payload(token));
   });
 
   /** `[Switching to thread 2 (Thread 0x7ffff7a00640 (LWP 5151))]`: the thread a following plain `bt` belongs to. */
   threadSwitch = this.RULE('threadSwitch', () => {
     const token = this.CONSUME(ThreadSwitch);
-    this.ACTION(() => this.b.threadSwitch(payload(token)));
+    this.act?.threadSwitch(payload(token));
   });
 
   /**
@@ -183,21 +216,23 @@ export class BacktraceParser extends EmbeddedActionsParser {
    * stray locals or trailers (the builder attaches those to a backtrace left open at a record seam).
    */
   looseLine = this.RULE('looseLine', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.prompt) },
-      { ALT: () => this.SUBRULE(this.ownerPrint) },
-      { ALT: () => this.SUBRULE(this.threadSwitch) },
-      { ALT: () => this.SUBRULE(this.locals) },
-      { ALT: () => this.SUBRULE(this.elision) },
-      { ALT: () => this.SUBRULE(this.trailer) },
-      { ALT: () => this.SUBRULE(this.interlude) },
-      {
-        ALT: () => {
-          const token = this.CONSUME(OtherLine);
-          this.ACTION(() => this.b.other(payload(token)));
+    this.OR(
+      (this.altsLooseLine ??= [
+        { ALT: () => this.SUBRULE(this.prompt) },
+        { ALT: () => this.SUBRULE(this.ownerPrint) },
+        { ALT: () => this.SUBRULE(this.threadSwitch) },
+        { ALT: () => this.SUBRULE(this.locals) },
+        { ALT: () => this.SUBRULE(this.elision) },
+        { ALT: () => this.SUBRULE(this.trailer) },
+        { ALT: () => this.SUBRULE(this.interlude) },
+        {
+          ALT: () => {
+            const token = this.CONSUME(OtherLine);
+            this.act?.other(payload(token));
+          },
         },
-      },
-    ]);
+      ]),
+    );
   });
 }
 
