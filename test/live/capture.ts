@@ -6,20 +6,20 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROGRAMS } from './programs.js';
+import { PROGRAMS, WAIT_ZOO } from './programs.js';
 import { buildPrograms, captureBacktraces, LIVE_FIXTURES, liveSkipReason, normaliseCapture, withProgram } from './harness.js';
 
 export async function captureAll(log: (line: string) => void): Promise<void> {
   const reason = await liveSkipReason();
   if (reason) throw new Error(`cannot capture: ${reason}`);
   const dir = await buildPrograms();
-  for (const spec of PROGRAMS) {
-    await withProgram(spec.name, async (p) => {
+  for (const name of [...PROGRAMS.map((p) => p.name), WAIT_ZOO]) {
+    await withProgram(name, async (p) => {
       const full = await captureBacktraces(p.pid);
       const bare = await captureBacktraces(p.pid, { hideLibcDebug: true });
-      writeFileSync(join(LIVE_FIXTURES, `${spec.name}.txt`), normaliseCapture(full, dir));
-      writeFileSync(join(LIVE_FIXTURES, `${spec.name}.nodebug.txt`), normaliseCapture(bare, dir));
-      log(`captured ${spec.name} (pid ${p.pid})`);
+      writeFileSync(join(LIVE_FIXTURES, `${name}.txt`), normaliseCapture(full, dir));
+      writeFileSync(join(LIVE_FIXTURES, `${name}.nodebug.txt`), normaliseCapture(bare, dir));
+      log(`captured ${name} (pid ${p.pid})`);
     });
   }
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/paths.js';
-import { PROGRAMS, HOSTILE_NAMES, type ProgramSpec, programByName } from './programs.js';
+import { PROGRAMS, HOSTILE_NAMES, WAIT_ZOO, type ProgramSpec, programByName } from './programs.js';
 
 const run = promisify(execFile);
 
@@ -63,6 +63,7 @@ export function buildPrograms(): Promise<string> {
     const jobs: Array<[string, string[]]> = [
       ['gcc', ['-g', '-O0', '-pthread', '-shared', '-fPIC', '-o', join(dir, 'libgilmix.so'), 'gilmix.c']],
       ['gcc', ['-g', '-O0', '-pthread', '-o', join(dir, HOSTILE_NAMES), `${HOSTILE_NAMES}.c`]],
+      ['g++', ['-g', '-O0', '-pthread', '-o', join(dir, WAIT_ZOO), `${WAIT_ZOO}.cpp`]],
     ];
     for (const spec of PROGRAMS) {
       if (spec.language === 'c') jobs.push(['gcc', ['-g', '-O0', '-pthread', '-o', join(dir, spec.name), spec.source]]);
@@ -87,7 +88,7 @@ export interface Started {
 
 /** The command line that runs a program (binary in the build dir, or python3 with its script). */
 export function commandFor(name: string, dir: string, extraArgs: string[] = []): [string, string[]] {
-  const spec = name === HOSTILE_NAMES ? null : programByName(name);
+  const spec = programByName(name);
   const args = (spec?.args ?? []).map((a) => a.replace('{build}', dir)).concat(extraArgs);
   if (spec?.language === 'python') return ['python3', [join(PROGRAMS_DIR, spec.source), ...args]];
   return [join(dir, name), args];
@@ -136,7 +137,7 @@ export async function startProgram(name: string, options: { args?: string[]; set
     throw error;
   }
   if (child.pid === undefined) throw new Error(`${name}: no pid`);
-  return { spec: name === HOSTILE_NAMES ? null : programByName(name), pid: child.pid, child, stdout: () => out, kill };
+  return { spec: programByName(name), pid: child.pid, child, stdout: () => out, kill };
 }
 
 /** Runs `fn` with a started program and always kills it afterwards. */

@@ -33,11 +33,12 @@ export const PROGRAMS: readonly ProgramSpec[] = [
   { name: 'py-healthy-workers', source: 'py-healthy-workers.py', language: 'python', expect: 'healthy', cycle: [], provable: true },
 ];
 
-/** Built but not part of the captured set: the injection test and the benchmark use them. */
+/** Built but not in PROGRAMS: the injection test uses it. */
 export const HOSTILE_NAMES = 'hostile-names';
 
-export function programByName(name: string): ProgramSpec {
-  const spec = PROGRAMS.find((p) => p.name === name);
-  if (!spec) throw new Error(`no test program named ${name}`);
-  return spec;
+/** Built and captured (fixtures/live/wait-zoo*.txt) as the source of rule fixtures; not a deadlock test. */
+export const WAIT_ZOO = 'wait-zoo';
+
+export function programByName(name: string): ProgramSpec | null {
+  return PROGRAMS.find((p) => p.name === name) ?? null;
 }
