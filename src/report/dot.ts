@@ -25,7 +25,8 @@ export function dotFromView(view: GraphView, title: string): string {
   ];
   if (view.nodes.length === 0) lines.push(`  empty [shape=plaintext, label="no thread waits for anything"];`);
   for (const node of view.nodes) {
-    const attrs: string[] = [`label=${quote(node.label.join('\n'))}`];
+    const [name = '', ...details] = node.label;
+    const attrs: string[] = [`label=${quote([name, ...details.flatMap((line) => wrap(line, 34))].join('\n'))}`];
     attrs.push(node.kind === 'thread' ? 'shape=ellipse' : 'shape=box');
     if (node.kind === 'resource') attrs.push(node.holderUnknown ? 'style="rounded,dashed"' : 'style="rounded,filled", fillcolor="#f4f4f4"');
     if (node.inDeadlock) attrs.push(`color="${RED}"`, 'penwidth=2.5', `fontcolor="${RED}"`);
@@ -39,6 +40,22 @@ export function dotFromView(view: GraphView, title: string): string {
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;
+}
+
+/** Word-wraps a description so nodes stay narrow; a word longer than the width stays whole. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let current = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (current && current.length + 1 + word.length > width) {
+      lines.push(current);
+      current = word;
+    } else {
+      current = current ? `${current} ${word}` : word;
+    }
+  }
+  if (current) lines.push(current);
+  return lines;
 }
 
 /**
