@@ -18,9 +18,27 @@ export interface PreparedStack {
   truncated: boolean;
 }
 
+/**
+ * Raw function name → its normalised form, shared by every stack: a dump of 100,000 threads holds
+ * a few thousand distinct names, so each is normalised once, and every stack refers to the same
+ * string objects (whose hashes V8 caches), which keeps the patterns' memo lookups cheap.
+ */
+const INTERN_LIMIT = 65536;
+const interned = new Map<string, string>();
+
+function internName(raw: string): string {
+  let name = interned.get(raw);
+  if (name === undefined) {
+    name = normalizeFunctionName(raw);
+    if (interned.size >= INTERN_LIMIT) interned.clear();
+    interned.set(raw, name);
+  }
+  return name;
+}
+
 export function prepareStack(bt: Pick<Backtrace, 'frames' | 'truncated'>, primitives: FrameCondition[]): PreparedStack {
   const frames = bt.frames;
-  const names = frames.map((f) => normalizeFunctionName(f.function));
+  const names = frames.map((f) => internName(f.function));
   const stack: PreparedStack = { frames, names, acquireIndex: 0, blocked: false, truncated: bt.truncated };
   let i = 0;
   while (i < frames.length && primitives.some((p) => frameMatches(p, stack, i))) i++;

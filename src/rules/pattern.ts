@@ -62,7 +62,28 @@ export function compilePattern(input: NamePatternInput): NameTest {
     }
     test = (name) => re.test(name);
   }
-  return ignore ? (name) => test(stripLeadingUnderscores(name)) : test;
+  const full: NameTest = ignore ? (name) => test(stripLeadingUnderscores(name)) : test;
+  return spec.exact !== undefined && !ignore ? full : memoize(full);
+}
+
+/** Entries a pattern remembers before it starts over; names repeat across threads, so hits are the rule. */
+const MEMO_LIMIT = 4096;
+
+/**
+ * Remembers a pattern's answer per name: the same few hundred function names fill a dump of
+ * 100,000 threads, so a glob is run once per distinct name, not once per frame.
+ */
+function memoize(test: NameTest): NameTest {
+  const cache = new Map<string, boolean>();
+  return (name) => {
+    let hit = cache.get(name);
+    if (hit === undefined) {
+      hit = test(name);
+      if (cache.size >= MEMO_LIMIT) cache.clear();
+      cache.set(name, hit);
+    }
+    return hit;
+  };
 }
 
 /** Glob tokens: literal characters, `?` (any one) and `*` (any run). */
