@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { analyze, openOwnerQueries } from '../../src/analyze.js';
+import { loadRules } from '../../src/rules/index.js';
+import type { OwnerFact } from '../../src/model/analysis.js';
+import { dumpOf, f, mutexWaiter, thread } from './build-dump.js';
+
+// A self-contained mutex rule, so these tests do not depend on the glibc pack's wording.
+const dir = mkdtempSync(join(tmpdir(), 'waitgraph-facts-'));
+const RULE = join(dir, 'test.mutex.wait.yaml');
+writeFileSync(
+  RULE,
+  `id: test.mutex.wait
+pack: test
+summary: Waits in pthread_mutex_lock.
+match:
+  frames:
+    - function: { exact: pthread_mutex_lock, underscores: ignore }
+      args:
+        mutex: { address: true }
+  blocked: true
+effect:
+  state: mutex-wait
+  priority: 50
+  evidence: proven
+  waits:
+    - resource: "mutex:{args.mutex.address}"
+      description: "waits for the mutex {args.mutex.symbol|args.mutex.address}"
+      ownerQuery: "print ((pthread_mutex_t *) {args.mutex.address})->__data.__owner"
+      ownerAnswer: lwp
+explanation: x
+fix: y
+sources: [z]
+`,
+);
+const rules = loadRules({ noBuiltins: true, extraFiles: [RULE] });
+const A = '0x0000555555558040';
+const B = '0x555555558080';
+const abba = () => dumpOf([mutexWaiter(1, `${A} <lock_a>`, 'worker_a'), mutexWaiter(2, `${B} <lock_b>`, 'worker_b')]);
+const fact = (resource: string, lwp: number): OwnerFact => ({ resource, holder: { lwp }, origin: 'gdb', query: `print ((pthread_mutex_t *) ${resource.slice(6)})->__data.__owner`, answer: String(lwp), sourceLine: null });
+
+test('without owners an ABBA is a hang with two open owner queries', () => {
+  const a = analyze(abba(), { rules });
+  assert.equal(a.verdict, 'hang');
+  assert.deepEqual(a.hung, ['1', '2']);
+  const queries = openOwnerQueries(a);
+  assert.deepEqual(
+    queries.map((q) => [q.resource, q.address, q.query, q.answer, q.waiters]),
+    [
+      ['mutex:0x555555558040', '0x555555558040', 'print ((pthread_mutex_t *) 0x555555558040)->__data.__owner', 'lwp', ['1']],
+      ['mutex:0x555555558080', '0x555555558080', 'print ((pthread_mutex_t *) 0x555555558080)->__data.__owner', 'lwp', ['2']],
+    ],
+  );
+});
+
+test('gdb owner facts make the ABBA a proven deadlock', () => {
+  const a = analyze(abba(), { rules, facts: [fact('mutex:0x555555558040', 1002), fact('mutex:0x555555558080', 1001)] });
+  assert.equal(a.verdict, 'deadlock');
+  assert.deepEqual(a.deadlocks[0]?.threads, ['1', '2']);
+  assert.equal(a.deadlocks[0]?.evidence, 'proven');
+  assert.deepEqual(a.deadlocks[0]?.resources, ['mutex:0x555555558040', 'mutex:0x555555558080']);
+  assert.ok(a.deadlocks[0]?.rules.includes('gdb-owner'));
+  assert.deepEqual(openOwnerQueries(a), []);
+  assert.match(a.deadlocks[0]?.title ?? '', /^deadlock: /);
+});
+
+test('owner hints printed in the text (`p *(pthread_mutex_t *) M`) count as proven holds', () => {
+  const d = abba();
+  d.ownerHints = [
+    { expression: `*(pthread_mutex_t *) ${A}`, address: A, field: '__owner', ownerLwp: 1002, sourceLine: 90 },
+    { expression: `*(pthread_mutex_t *) ${B}`, address: B, field: '__owner', ownerLwp: 1001, sourceLine: 92 },
+  ];
+  const a = analyze(d, { rules });
+  assert.equal(a.verdict, 'deadlock');
+  assert.equal(a.deadlocks[0]?.evidence, 'proven');
+  assert.ok(a.facts.every((x) => x.origin === 'text'));
+});
+
+test('a thread waiting for a mutex it holds itself is a deadlock of one thread', () => {
+  const a = analyze(dumpOf([mutexWaiter(3, `${A} <lock_a>`)]), { rules, facts: [fact('mutex:0x555555558040', 1003)] });
+  assert.equal(a.verdict, 'deadlock');
+  assert.deepEqual(a.deadlocks[0]?.threads, ['3']);
+  assert.equal(a.deadlocks[0]?.cycle.length, 1);
+  assert.match(a.deadlocks[0]?.cycle[0]?.text ?? '', /which it holds itself/);
+});
+
+test('an owner that is not a thread of the dump is a note, and the wait stays unresolved', () => {
+  const a = analyze(dumpOf([mutexWaiter(1, `${A} <lock_a>`)]), { rules, facts: [fact('mutex:0x555555558040', 4242)] });
+  assert.equal(a.verdict, 'hang');
+  assert.ok(a.notes.some((n) => /LWP 4242/.test(n) && /not a thread of this dump/.test(n)));
+});
+
+test('a headerless backtrace matching two threads is not merged, and says so', () => {
+  const same = [f('syscall'), f('std::future<int>::get()'), f('app_wait'), f('app_main')];
+  const a = analyze(dumpOf([thread(1, same), thread(2, same), thread(null, same)]), { rules });
+  assert.equal(a.threads.length, 3);
+  assert.ok(a.notes.some((n) => /matches the top frames of 2 threads \(1, 2\)/.test(n)));
+  assert.ok(a.threads.some((t) => t.key.startsWith('bt@')));
+});
