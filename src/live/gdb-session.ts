@@ -37,7 +37,8 @@ export class GdbSession {
   private readonly child: ChildProcessWithoutNullStreams;
   private buffer = '';
   private nextToken = 1;
-  private pending: { token: number; console: string[]; log: string[]; resolve: (r: CommandResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | null = null;
+  /** Commands sent and not yet answered, by token; gdb answers them in order. */
+  private readonly pending = new Map<number, { console: string[]; log: string[]; resolve: (r: CommandResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout; name: string }>();
   private exited = false;
   private readonly exitPromise: Promise<void>;
   private startError: Error | null = null;
@@ -62,21 +63,22 @@ export class GdbSession {
     });
   }
 
-  static async start(options: SessionOptions): Promise<GdbSession> {
-    const session = new GdbSession(options);
-    // The first command doubles as the check that gdb really started.
-    const first = await session.command('-gdb-set pagination off');
-    if (!first.ok) throw new GdbError(`gdb refused a basic setting: ${first.error}`);
-    return session;
+  /**
+   * Spawns gdb. Nothing is awaited: commands can be queued at once (gdb runs them in order), so
+   * the caller can do its own work while gdb attaches. A missing gdb rejects every queued command
+   * with a GdbError.
+   */
+  static start(options: SessionOptions): GdbSession {
+    return new GdbSession(options);
   }
 
   private finish(error: Error): void {
     this.exited = true;
-    if (this.pending) {
-      clearTimeout(this.pending.timer);
-      this.pending.reject(this.startError ?? error);
-      this.pending = null;
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(this.startError ?? error);
     }
+    this.pending.clear();
   }
 
   private onData(chunk: string): void {
@@ -91,18 +93,19 @@ export class GdbSession {
 
   private onLine(line: string): void {
     const record = parseMiLine(line);
-    const pending = this.pending;
-    if (!pending) return;
+    // Stream records belong to the oldest unanswered command: gdb runs commands one at a time.
+    const [token, pending] = this.pending.entries().next().value ?? [];
+    if (pending === undefined || token === undefined) return;
     if (record.type === 'stream') {
       if (record.channel === 'console') pending.console.push(record.text);
       else if (record.channel === 'log') pending.log.push(record.text);
       return;
     }
-    if (record.type === 'result' && record.token === pending.token) {
+    if (record.type === 'result' && record.token === token) {
       clearTimeout(pending.timer);
-      this.pending = null;
+      this.pending.delete(token);
       const ok = record.cls !== 'error';
-      pending.resolve({ ok, error: ok ? null : resultField(record.rest, 'msg') ?? record.rest, rest: record.rest, console: pending.console.join(''), log: pending.log.join('') });
+      pending.resolve({ ok, error: ok ? null : (resultField(record.rest, 'msg') ?? record.rest), rest: record.rest, console: pending.console.join(''), log: pending.log.join('') });
     }
   }
 
@@ -113,14 +116,14 @@ export class GdbSession {
   command(text: string, timeoutMs = this.options.commandTimeoutMs): Promise<CommandResult> {
     if (/[\r\n]/.test(text)) return Promise.reject(new Error('internal: a gdb command must be one line'));
     if (this.exited) return Promise.reject(this.startError ?? new GdbError('gdb is not running'));
-    if (this.pending) return Promise.reject(new Error('internal: one gdb command at a time'));
     const token = this.nextToken++;
     return new Promise<CommandResult>((resolve, reject) => {
+      // The clock of a queued command starts now; commands before it share its time budget.
       const timer = setTimeout(() => {
-        this.pending = null;
+        this.pending.delete(token);
         reject(new GdbError(`gdb did not answer within ${Math.round(timeoutMs / 1000)} s (${text.split(' ')[0]})`));
       }, timeoutMs);
-      this.pending = { token, console: [], log: [], resolve, reject, timer };
+      this.pending.set(token, { console: [], log: [], resolve, reject, timer, name: text });
       this.child.stdin.write(`${token}${text}\n`);
     });
   }

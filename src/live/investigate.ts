@@ -9,18 +9,28 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { GdbError, InputError } from '../errors.js';
 import type { Analysis, OwnerFact } from '../model/analysis.js';
-import { GdbSession } from './gdb-session.js';
+import type { Dump } from '../model/dump.js';
+import { GdbSession, type CommandResult } from './gdb-session.js';
 import { quoteCString } from './mi.js';
-import { factFromAnswer, planOwnerQueries, type AskedQuery } from './owner-queries.js';
+import { factFromAnswer, planOwnerQueries, type AskedQuery, type OwnerQuery } from './owner-queries.js';
 
 export type LiveTarget = { kind: 'pid'; pid: number } | { kind: 'core'; core: string; exe: string | null };
+
+/** How the caller analyses the captured text, made ready while gdb attaches. */
+export interface LiveAnalyzer {
+  parse(text: string): Dump;
+  analyze(dump: Dump, facts: OwnerFact[]): Analysis;
+}
 
 export interface LiveOptions {
   gdbPath: string;
   /** Limit for one gdb command (attach and the backtrace of a big process can take a while). */
   commandTimeoutMs?: number;
-  /** Analyses the captured text with the given facts (rules already chosen by the caller). */
-  analyzeText: (text: string, facts: OwnerFact[]) => Analysis;
+  /**
+   * Called once gdb has been given its first commands, so loading rules and modules overlaps with
+   * gdb attaching; returns the parser and analyser to use.
+   */
+  prepare: () => LiveAnalyzer;
   /** Working directory for relative core and executable paths. */
   cwd: string;
 }
@@ -76,33 +86,36 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
     }
   }
 
-  const session = await GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs ?? 120_000 });
+  const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs ?? 120_000 });
   try {
-    for (const setting of ['style enabled off', 'confirm off', 'print thread-events off', 'width 0', 'height 0']) {
-      await session.command(`-gdb-set ${setting}`);
-    }
+    // Queued at once: gdb runs them in order while this process loads its rules.
+    const settings = ['pagination off', 'style enabled off', 'confirm off', 'print thread-events off', 'width 0', 'height 0'].map((s) => session.command(`-gdb-set ${s}`));
+    let bt: Promise<CommandResult>;
+    let attached: Promise<CommandResult> | null = null;
     if (target.kind === 'pid') {
-      const attached = await session.command(`-target-attach ${target.pid}`);
-      if (!attached.ok) throw new GdbError(`cannot attach to pid ${target.pid}: ${attachHint(attached.error ?? '')}`);
+      attached = session.command(`-target-attach ${target.pid}`);
+      bt = session.console('thread apply all bt');
     } else {
+      await Promise.all(settings);
       await openCore(session, core, exe, target.core);
+      bt = session.console('thread apply all bt');
     }
-    const bt = await session.console('thread apply all bt');
-    if (!bt.ok) throw new GdbError(`gdb could not print the backtraces: ${bt.error}`);
-    const text = bt.console;
-    const first = options.analyzeText(text, []);
-    const asked: AskedQuery[] = [];
-    for (const query of planOwnerQueries(first)) {
-      let last: AskedQuery | null = null;
-      for (const expression of query.expressions) {
-        const result = await session.command(`-data-evaluate-expression ${quoteCString(expression)}`);
-        last = { query, command: `print ${expression}`, answer: result.ok ? valueOf(result.rest) : (result.error ?? 'error'), ok: result.ok };
-        if (result.ok) break;
-      }
-      if (last) asked.push(last);
+    // Keep every queued promise observed, so an early failure (gdb missing) is not "unhandled".
+    for (const p of [...settings, bt, ...(attached ? [attached] : [])]) p.catch(() => undefined);
+    const analyzer = options.prepare();
+    await Promise.all(settings);
+    if (attached) {
+      const a = await attached;
+      if (!a.ok) throw new GdbError(`cannot attach to pid ${(target as { pid: number }).pid}: ${attachHint(a.error ?? '')}`);
     }
+    const printed = await bt;
+    if (!printed.ok) throw new GdbError(`gdb could not print the backtraces: ${printed.error}`);
+    const text = printed.console;
+    const dump = analyzer.parse(text);
+    const first = analyzer.analyze(dump, []);
+    const asked = await askOwners(session, planOwnerQueries(first));
     const facts = asked.map(factFromAnswer).filter((f): f is OwnerFact => f !== null);
-    const analysis = options.analyzeText(text, facts);
+    const analysis = facts.length > 0 ? analyzer.analyze(dump, facts) : first;
     for (const a of asked) {
       if (!a.ok) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer}`);
       else if (factFromAnswer(a) === null) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer} (no holder)`);
@@ -111,6 +124,23 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
   } finally {
     await session.close();
   }
+}
+
+/** Sends every expression of every query at once; per query the first variant that evaluates counts. */
+async function askOwners(session: GdbSession, queries: OwnerQuery[]): Promise<AskedQuery[]> {
+  const sent = queries.map((query) => ({ query, results: query.expressions.map((e) => session.command(`-data-evaluate-expression ${quoteCString(e)}`)) }));
+  const out: AskedQuery[] = [];
+  for (const { query, results } of sent) {
+    let last: AskedQuery | null = null;
+    for (let i = 0; i < results.length; i++) {
+      const result = await (results[i] as Promise<CommandResult>);
+      const command = `print ${query.expressions[i]}`;
+      const candidate: AskedQuery = { query, command, answer: result.ok ? valueOf(result.rest) : (result.error ?? 'error'), ok: result.ok };
+      if (last === null || !last.ok) last = candidate;
+    }
+    if (last) out.push(last);
+  }
+  return out;
 }
 
 function valueOf(rest: string): string {

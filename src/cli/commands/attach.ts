@@ -15,6 +15,7 @@ import { parseDump } from '../../parse/index.js';
 import { loadRules } from '../../rules/load.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import type { Analysis, OwnerFact } from '../../model/analysis.js';
+import type { Dump } from '../../model/dump.js';
 import { gdbPathFrom } from '../../live/gdb-session.js';
 import { investigate, parsePid, type LiveTarget } from '../../live/investigate.js';
 
@@ -38,9 +39,11 @@ export function addLiveOptions(command: Command): Command {
 export async function runLive(target: LiveTarget, options: LiveCommandOptions, io: CliIO): Promise<number> {
   if (!isFormat(options.format)) throw new UsageError(`unknown format ${options.format} (choose from ${FORMATS.join(', ')})`);
   if (!/^\d{1,5}$/.test(options.timeout) || Number(options.timeout) < 1) throw new UsageError(`--timeout takes whole seconds (1–99999), not ${JSON.stringify(options.timeout)}`);
-  const rules = loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd });
-  const analyzeText = (text: string, facts: OwnerFact[]): Analysis => analyze(parseDump(text), { rules, facts });
-  const result = await investigate(target, { gdbPath: gdbPathFrom(io.env), analyzeText, commandTimeoutMs: Number(options.timeout) * 1000, cwd: io.cwd });
+  const prepare = () => {
+    const rules = loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd });
+    return { parse: parseDump, analyze: (dump: Dump, facts: OwnerFact[]): Analysis => analyze(dump, { rules, facts }) };
+  };
+  const result = await investigate(target, { gdbPath: gdbPathFrom(io.env), prepare, commandTimeoutMs: Number(options.timeout) * 1000, cwd: io.cwd });
   if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
   io.out(await reporters[options.format](result.analysis, { chalk, ...(options.saveDump ? { input: options.saveDump } : {}) }));

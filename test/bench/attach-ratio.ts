@@ -1,0 +1,72 @@
+/**
+ * Bench figure for live mode: on a process with 100 threads, the wall time of
+ * `waitgraph attach PID` (node start, one gdb over MI, backtraces, owner queries, analysis, report)
+ * over the wall time of gdb's own `gdb -p PID -batch -ex 'thread apply all bt'`. Target ≤ 1.3.
+ * Runs alternate between the two (so drift hits both alike) and the medians are compared.
+ * `npm run bench` wires this in; it also runs alone: `node dist/test/bench/attach-ratio.js`.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BIN } from '../helpers/paths.js';
+import { gdbCaptureArgs, liveSkipReason, withProgram } from '../live/harness.js';
+
+const run = promisify(execFile);
+
+export interface AttachRatio {
+  /** median(attach) / median(gdb batch); NaN when skipped. */
+  ratio: number;
+  attachMs: number;
+  gdbMs: number;
+  threads: number;
+  runs: number;
+  target: number;
+  /** Why it could not be measured (gdb missing, no ptrace), else null. */
+  skipped: string | null;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+export async function measureAttachRatio(options: { threads?: number; runs?: number } = {}): Promise<AttachRatio> {
+  const threads = options.threads ?? 100;
+  const runs = options.runs ?? 5;
+  const target = 1.3;
+  const skipped = await liveSkipReason();
+  if (skipped) return { ratio: Number.NaN, attachMs: Number.NaN, gdbMs: Number.NaN, threads, runs: 0, target, skipped };
+  return withProgram(
+    'healthy-sleepers',
+    async (p) => {
+      const gdb: number[] = [];
+      const attach: number[] = [];
+      const env = { ...process.env, NO_COLOR: '1' };
+      // One warm-up of each: the first gdb run pays for reading debug info from disk.
+      await run('gdb', gdbCaptureArgs(p.pid), { timeout: 120_000, maxBuffer: 64 << 20 });
+      await run(process.execPath, [BIN, 'attach', String(p.pid), '--format', 'json'], { env, timeout: 120_000, maxBuffer: 64 << 20 }).catch(() => undefined);
+      for (let i = 0; i < runs; i++) {
+        gdb.push(await timed(() => run('gdb', gdbCaptureArgs(p.pid), { timeout: 120_000, maxBuffer: 64 << 20 })));
+        // Exit code 0 (a healthy program); anything else is a failure of the measurement.
+        attach.push(await timed(() => run(process.execPath, [BIN, 'attach', String(p.pid), '--format', 'json'], { env, timeout: 120_000, maxBuffer: 64 << 20 })));
+      }
+      const gdbMs = median(gdb);
+      const attachMs = median(attach);
+      return { ratio: attachMs / gdbMs, attachMs, gdbMs, threads, runs, target, skipped: null };
+    },
+    { args: [String(threads)] },
+  );
+}
+
+// Run directly (not when the test runner loads every file under dist/test, which sets NODE_TEST_CONTEXT).
+if (process.argv[1] !== undefined && import.meta.url === `file://${process.argv[1]}` && process.env.NODE_TEST_CONTEXT === undefined) {
+  const r = await measureAttachRatio();
+  if (r.skipped) console.log(`attach ratio: skipped (${r.skipped})`);
+  else console.log(`attach / gdb thread apply all bt (${r.threads} threads, median of ${r.runs}): ${r.attachMs.toFixed(0)} ms / ${r.gdbMs.toFixed(0)} ms = ${r.ratio.toFixed(2)} (target ≤ ${r.target})`);
+}
