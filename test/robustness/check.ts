@@ -1,0 +1,161 @@
+/**
+ * The invariants every input must keep, checked on the public output only (shared by the property
+ * tests and `npm run fuzz`):
+ *
+ * - parsing, analysis and every reporter return; nothing throws;
+ * - every input line is accounted for: `stats.lines` is the input's line count, and each line is
+ *   in a frame, a `bt full` local, an owner print, the `ignored` list, or inside a backtrace's
+ *   `startLine..endLine` (its header and trailers: `(More stack frames follow...)`,
+ *   `Backtrace stopped: …`, `No locals.`, elision markers);
+ * - counts agree (`stats.frames`, `stats.ignoredLines`, the analysis' stats);
+ * - no report prints a raw control character (colour is off here, so there is no ESC at all).
+ */
+import { Chalk } from 'chalk';
+import { DumpParser, parseDump } from '../../src/parse/index.js';
+import { analyzeText } from '../../src/analyze.js';
+import type { Dump } from '../../src/model/dump.js';
+import { renderText } from '../../src/report/text.js';
+import { renderJson } from '../../src/report/json.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { renderMermaid } from '../../src/report/mermaid.js';
+import { renderDot } from '../../src/report/dot.js';
+import { renderSvg } from '../../src/report/svg.js';
+import { renderSarif } from '../../src/report/sarif.js';
+import { loadRules } from '../../src/rules/index.js';
+import { firstControl } from './hostile.js';
+
+const NO_COLOUR = new Chalk({ level: 0 });
+/** The built-in rules, compiled once (loading them is most of the cost of a small case). */
+const RULES = loadRules();
+
+/**
+ * The number of lines the parser must report, computed independently: `\n` ends a line, a final
+ * line without one counts, and a text with no `\n` but with `\r` is classic-Mac (CR ends lines).
+ * Null when the parser's choice depends on chunking (a `\r` in the first 64 KiB and the first
+ * `\n` after it) — then only the internal checks apply.
+ */
+export function expectedLineCount(text: string): number | null {
+  if (text.length === 0) return 0;
+  const firstLf = text.indexOf('\n');
+  const sep = firstLf < 0 && text.includes('\r') ? '\r' : '\n';
+  if (firstLf > 65536 && text.lastIndexOf('\r', firstLf) >= 0) return null;
+  let count = 0;
+  for (let i = text.indexOf(sep); i >= 0; i = text.indexOf(sep, i + 1)) count++;
+  return text.endsWith(sep) ? count : count + 1;
+}
+
+/** Checks the line accounting of `dump` for an input of `lines` lines; returns the first problem. */
+export function accountingProblem(dump: Dump, lines: number | null): string | null {
+  const n = dump.stats.lines;
+  if (lines !== null && n !== lines) return `stats.lines is ${n}, the input has ${lines} lines`;
+  if (dump.stats.ignoredLines !== dump.ignored.length) return `stats.ignoredLines ${dump.stats.ignoredLines} != ignored.length ${dump.ignored.length}`;
+  if (dump.stats.backtraces !== dump.backtraces.length) return `stats.backtraces ${dump.stats.backtraces} != ${dump.backtraces.length}`;
+  const frames = dump.backtraces.reduce((sum, bt) => sum + bt.frames.length, 0);
+  if (dump.stats.frames !== frames) return `stats.frames ${dump.stats.frames} != ${frames} frames listed`;
+  const covered = new Uint8Array(n + 2);
+  const claim = (line: number, what: string): string | null => {
+    if (!Number.isInteger(line) || line < 1 || line > n) return `${what} names line ${line}, outside 1..${n}`;
+    covered[line] = 1;
+    return null;
+  };
+  for (const ig of dump.ignored) {
+    const p = claim(ig.line, 'an ignored line');
+    if (p) return p;
+  }
+  for (const hint of dump.ownerHints) {
+    for (const line of [hint.sourceLine, ...(hint.continuationLines ?? [])]) {
+      const p = claim(line, 'an owner hint');
+      if (p) return p;
+    }
+  }
+  let previousEnd = 0;
+  for (const [b, bt] of dump.backtraces.entries()) {
+    if (bt.startLine < 1 || bt.endLine < bt.startLine || bt.endLine > n) return `backtrace ${b} spans ${bt.startLine}..${bt.endLine} of ${n}`;
+    if (bt.startLine <= previousEnd && bt.startLine !== previousEnd) return `backtrace ${b} starts at ${bt.startLine}, inside the previous one (ends ${previousEnd})`;
+    previousEnd = bt.endLine;
+    for (let line = bt.startLine; line <= bt.endLine; line++) covered[line] = 1;
+    for (const f of bt.frames) {
+      for (const line of [f.sourceLine, ...(f.continuationLines ?? [])]) {
+        if (line < bt.startLine || line > bt.endLine) return `frame #${f.level} of backtrace ${b} names line ${line}, outside its backtrace ${bt.startLine}..${bt.endLine}`;
+      }
+      for (const local of f.locals ?? []) {
+        for (const line of [local.sourceLine, ...(local.continuationLines ?? [])]) {
+          if (line < bt.startLine || line > bt.endLine) return `a local of frame #${f.level} names line ${line}, outside ${bt.startLine}..${bt.endLine}`;
+        }
+      }
+    }
+  }
+  for (let line = 1; line <= n; line++) if (covered[line] !== 1) return `line ${line} is neither parsed nor listed as ignored`;
+  return null;
+}
+
+export interface CheckOptions {
+  /** Also render SVG (Graphviz in WebAssembly: slow, so the fuzz does it for a sample). */
+  svg?: boolean;
+  /** Also parse in random-sized chunks and compare with the one-piece parse. */
+  chunkSeed?: number;
+}
+
+/** Runs the whole pipeline on `text`; returns null when every invariant holds, else what broke. */
+export async function checkText(text: string, options: CheckOptions = {}): Promise<string | null> {
+  let stage = 'parse';
+  try {
+    const dump = parseDump(text);
+    const problem = accountingProblem(dump, expectedLineCount(text));
+    if (problem !== null) return `accounting: ${problem}`;
+    if (options.chunkSeed !== undefined) {
+      stage = 'chunked parse';
+      const chunked = parseInChunks(text, options.chunkSeed);
+      if (JSON.stringify(chunked) !== JSON.stringify(dump)) return 'parsing in chunks gives another Dump than parsing in one piece';
+    }
+    stage = 'analyze';
+    const analysis = analyzeText(text, { rules: RULES });
+    if (analysis.stats.lines !== dump.stats.lines) return `analysis.stats.lines ${analysis.stats.lines} != dump ${dump.stats.lines}`;
+    if (analysis.stats.backtraces !== dump.stats.backtraces) return `analysis.stats.backtraces ${analysis.stats.backtraces} != dump ${dump.stats.backtraces}`;
+    const outputs: Array<[string, () => string | Promise<string>]> = [
+      ['text', () => renderText(analysis, { chalk: NO_COLOUR })],
+      ['json', () => renderJson(analysis)],
+      ['markdown', () => renderMarkdown(analysis)],
+      ['mermaid', () => renderMermaid(analysis)],
+      ['dot', () => renderDot(analysis)],
+      ['sarif', () => renderSarif(analysis, { inputUri: 'dump.txt' })],
+    ];
+    if (options.svg === true) outputs.push(['svg', () => renderSvg(analysis)]);
+    for (const [format, render] of outputs) {
+      stage = `render ${format}`;
+      const out = await render();
+      if (typeof out !== 'string' || out.length === 0) return `${format} report is empty`;
+      const raw = firstControl(out);
+      if (raw !== null) return `${format} report holds a raw control character: ${raw}`;
+      if (format === 'json' || format === 'sarif') JSON.parse(out);
+    }
+    return null;
+  } catch (error) {
+    const e = error as Error;
+    return `${stage} threw ${e?.name ?? typeof error}: ${e?.message ?? String(error)}\n${(e?.stack ?? '').split('\n').slice(1, 6).join('\n')}`;
+  }
+}
+
+/** Small deterministic PRNG (mulberry32) for chunk sizes. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Parses `text` pushed in chunks of 1..64 characters (cuts fall mid-line, mid-CRLF, mid-prompt). */
+export function parseInChunks(text: string, seed: number): Dump {
+  const random = prng(seed);
+  const parser = new DumpParser();
+  for (let i = 0; i < text.length; ) {
+    const size = 1 + Math.floor(random() * 64);
+    parser.push(text.slice(i, i + size));
+    i += size;
+  }
+  return parser.end();
+}
