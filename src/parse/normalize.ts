@@ -59,8 +59,26 @@ export interface CleanLine {
   pagerText: string | null;
 }
 
-// Anything the slow path below handles; absent from almost every line of a clean dump.
-const NEEDS_WORK = /[\r\x1b\x1a\u200b-\u200d\u2060\ufeff&\\]|Type <|^[ \t]*>|^[ \t]*#[ \t]|<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b/i;
+// Characters only the slow path below handles; absent from almost every line of a clean dump.
+const TRIGGER = /[\r\x1b\x1a\u200b-\u200d\u2060\ufeff\\]/;
+const HTML_ENTITY_TEST = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/i;
+
+/** Whether a line needs any normalising at all (a handful of native scans, no allocation). */
+function needsWork(raw: string): boolean {
+  if (TRIGGER.test(raw)) return true;
+  const first = firstNonBlank(raw);
+  if (first >= 0) {
+    const c = raw.charCodeAt(first);
+    if (c === 62 /* > */) return true;
+    if (c === 35 /* # */) {
+      const next = raw.charCodeAt(first + 1);
+      if (next === 32 || next === 9) return true;
+    }
+  }
+  if (raw.includes('Type <')) return true;
+  if (raw.includes('&') && HTML_ENTITY_TEST.test(raw)) return true;
+  return raw.includes('<') && HTML_TAG_TEST.test(raw);
+}
 
 /** The result object is reused between calls (one physical line at a time): copy what you keep. */
 const out: CleanLine = { text: '', pager: PagerEffect.None, quit: false, pagerText: null };
@@ -70,7 +88,7 @@ export function cleanLine(raw: string): CleanLine {
   out.pager = PagerEffect.None;
   out.quit = false;
   out.pagerText = null;
-  if (!NEEDS_WORK.test(raw)) {
+  if (!needsWork(raw)) {
     out.text = trimEnd(raw);
     return out;
   }
