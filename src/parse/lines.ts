@@ -336,7 +336,7 @@ export class LineReader {
     if (this.cut !== null) {
       const cut = this.cut;
       this.cut = null;
-      this.logical(cut.text, cut.line, null, null, false);
+      this.logical(cut.text, cut.line, cut.extra.length ? cut.extra : null, cut.parts.length > 1 ? cut.parts : null, false);
     }
     if (this.cur !== null) {
       this.emit(this.cur);
