@@ -102,8 +102,10 @@ function deadlockSection(
   for (const row of deadlockRows(analysis, deadlock)) {
     const resource = row.resource ?? row.wait.allOf ?? null;
     const waitsFor = resource === null ? escapeCell(row.wait.description) : `${code(resource, true)} ${escapeCell(row.wait.description)}`;
-    const heldBy = `${escapeCell(threadTitle(row.holder))}${row.hold ? ` ${escapeCell(row.hold.description)}` : ''}`;
-    const evidence = row.hold && row.hold.evidence !== row.wait.evidence ? `${row.wait.evidence} / ${row.hold.evidence}` : row.wait.evidence;
+    const heldBy = row.hold
+      ? `${escapeCell(threadTitle(row.holder))} ${escapeCell(row.hold.description)}`
+      : `${escapeCell(threadTitle(row.holder))}${row.wait.viaState ? ` (${escapeCell(row.wait.viaState)})` : ''}`;
+    const evidence = row.hold && row.hold.evidence !== row.wait.evidence ? `wait ${row.wait.evidence}, hold ${row.hold.evidence}` : row.wait.evidence;
     const site = row.wait.site ?? threads.get(row.waiter)?.acquireSite ?? null;
     out.push(`| ${row.onCycle ? '**' : ''}${escapeCell(threadTitle(row.waiter))}${row.onCycle ? '**' : ''} | ${waitsFor} | ${heldBy} | ${evidence} | ${site ? code(siteText(site), true) : ''} |`);
   }

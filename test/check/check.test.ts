@@ -58,10 +58,15 @@ test('matching sidecars exit 0; a changed verdict exits 1; --update restores exi
     for (const name of sidecars(dir)) rmSync(join(dir, name));
     const unchecked = runWaitgraph(['check', dir]);
     assert.equal(unchecked.code, 0, 'unchecked dumps are not failures by default');
-    assert.match(unchecked.stdout, /0 matched, 0 mismatched, 3 unchecked/);
-    assert.equal(runWaitgraph(['check', '--strict', dir]).code, 1);
+    assert.match(unchecked.stdout, /0 matched, 0 mismatched, 3 unchecked \(no sidecar; --verbose lists them\)/);
+    assert.doesNotMatch(unchecked.stdout, /founding\.txt/, 'unchecked rows are not listed by default');
+    assert.match(runWaitgraph(['check', '--verbose', dir]).stdout, /founding\.txt\s+-\s+-\s+unchecked/);
+    const strict = runWaitgraph(['check', '--strict', dir]);
+    assert.equal(strict.code, 1);
+    assert.match(strict.stdout, /founding\.txt\s+-\s+-\s+unchecked/, '--strict lists what fails');
 
-    assert.equal(runWaitgraph(['check', '--update', dir]).code, 0);
+    const first = runWaitgraph(['check', '--update', dir]);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
     assert.equal(runWaitgraph(['check', '--strict', dir]).code, 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -71,7 +76,8 @@ test('matching sidecars exit 0; a changed verdict exits 1; --update restores exi
 test('unreadable input exits 2: a binary dump, a broken sidecar, a missing path', () => {
   const dir = sampleFolder();
   try {
-    assert.equal(runWaitgraph(['check', '--update', dir]).code, 0);
+    const first = runWaitgraph(['check', '--update', dir]);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
     writeFileSync(join(dir, 'abba.expect.json'), '{"verdict": "deadlock", ');
     const broken = runWaitgraph(['check', dir]);
     assert.equal(broken.code, 2);
@@ -100,7 +106,8 @@ test('unreadable input exits 2: a binary dump, a broken sidecar, a missing path'
 test('globs pick the files they name; --format json prints the table as JSON', () => {
   const dir = sampleFolder();
   try {
-    assert.equal(runWaitgraph(['check', '--update', dir]).code, 0);
+    const first = runWaitgraph(['check', '--update', dir]);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
     const result = runWaitgraph(['check', '--format', 'json', `${dir}/*.bt`]);
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout) as { files: Array<{ file: string; match: string; got: unknown }>; summary: Record<string, number>; exitCode: number };

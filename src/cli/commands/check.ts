@@ -21,8 +21,9 @@ import { ExitCode } from '../exit-codes.js';
 import { InputError, UsageError, WaitgraphError } from '../../errors.js';
 import type { Analysis, Verdict } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
-import { analyze } from '../../analyze.js';
-import { parseDumpStream } from '../../parse/index.js';
+import { analyzeStream } from '../../analyze.js';
+import { loadRules } from '../../rules/index.js';
+import type { LoadedRules } from '../../rules/types.js';
 
 export const DUMP_EXTENSIONS = ['txt', 'bt', 'log'] as const;
 const FOLDER_IGNORES = ['**/golden/**', '**/node_modules/**', '**/expected.*', '**/*.expected.*', '**/*.expect.json'];
@@ -56,6 +57,8 @@ export interface CheckRow {
 export interface CheckOptions {
   strict: boolean;
   update: boolean;
+  /** Rules to analyse with; the built-ins when absent. */
+  rules?: LoadedRules;
 }
 
 export interface CheckSummary {
@@ -141,10 +144,11 @@ function readSidecar(path: string, shownPath: string): Expectation | null {
   return { verdict: parsed.data.verdict, cycles: parsed.data.cycles };
 }
 
-async function analyzeFile(path: string, io: CliIO): Promise<Analysis> {
-  const dump = await parseDumpStream(readInputChunks(path, io));
-  if (dump.backtraces.length === 0) throw new InputError(`no gdb backtrace found in ${relative(io.cwd, path) || path}`);
-  return analyze(dump);
+/** The same reading and analysis as `waitgraph analyze FILE`, so check says what analyze says. */
+async function analyzeFile(path: string, io: CliIO, rules: LoadedRules | undefined): Promise<Analysis> {
+  const analysis = await analyzeStream(readInputChunks(path, io), rules ? { rules } : {});
+  if (analysis.stats.backtraces === 0) throw new InputError(`no gdb backtrace found in ${relative(io.cwd, path) || path}`);
+  return analysis;
 }
 
 /** Checks (or updates) every dump; never throws for one bad file, it becomes an `error` row. */
@@ -167,7 +171,7 @@ export async function checkDumps(
       // A dump without a sidecar is not analysed unless asked to write one: other tools' sample
       // inputs (even deliberately broken ones) may share the folder.
       if (!row.expected && !options.update) continue;
-      row.got = expectationOf(await analyzeFile(dump, io));
+      row.got = expectationOf(await analyzeFile(dump, io, options.rules));
       if (options.update) {
         const unchanged = row.expected !== null && sameExpectation(row.expected, row.got);
         if (!unchanged) writeFileSync(sidecar, formatSidecar(row.got));
@@ -214,14 +218,19 @@ const STATUS_TEXT: Record<CheckStatus, string> = {
 };
 
 /** The table: file, expected, got, match; then a one-line summary and any errors. */
-export function renderCheckTable(rows: readonly CheckRow[], options: CheckOptions): string {
+export function renderCheckTable(rows: readonly CheckRow[], options: CheckOptions & { verbose?: boolean }): string {
   const header = ['file', 'expected', 'got', 'match'];
-  const body = rows.map((row) => [row.file, describeExpectation(row.expected), describeExpectation(row.got), STATUS_TEXT[row.status]]);
+  // Dumps without a sidecar are listed when they count (--strict) or when asked (--verbose);
+  // otherwise a folder of other tools' samples would bury the rows that matter.
+  const listUnchecked = options.strict || options.verbose === true;
+  const shown = rows.filter((row) => listUnchecked || row.status !== 'unchecked');
+  const body = shown.map((row) => [row.file, describeExpectation(row.expected), describeExpectation(row.got), STATUS_TEXT[row.status]]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
   const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   const out = [line(header), ...body.map(line), ''];
   const summary = summarise(rows);
-  const parts = [`${summary.match} matched`, `${summary.mismatch} mismatched`, `${summary.unchecked} unchecked${options.strict && summary.unchecked > 0 ? ' (failures with --strict)' : ''}`];
+  const uncheckedNote = summary.unchecked === 0 ? '' : options.strict ? ' (failures with --strict)' : listUnchecked ? '' : ' (no sidecar; --verbose lists them)';
+  const parts = [`${summary.match} matched`, `${summary.mismatch} mismatched`, `${summary.unchecked} unchecked${uncheckedNote}`];
   if (summary.updated > 0) parts.push(`${summary.updated} ${summary.updated === 1 ? 'sidecar' : 'sidecars'} written`);
   if (summary.error > 0) parts.push(`${summary.error} unreadable`);
   out.push(parts.join(', '));
@@ -271,6 +280,8 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
     .argument('[paths...]', 'dump files, folders (searched for *.txt, *.bt, *.log) or globs', ['.'])
     .option('--strict', 'count dumps without a sidecar as failures', false)
     .option('--update', 'write or refresh the sidecars from the current results', false)
+    .option('-v, --verbose', 'list the dumps without a sidecar too', false)
+    .option('--rules <file>', 'load extra rules from a YAML/JSON rule file or a folder of them (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .addOption(new Option('-f, --format <format>', 'output format of the table').choices(['text', 'json']).default('text'))
     .addHelpText(
       'after',
@@ -278,12 +289,13 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
         'In folders, golden outputs (golden/ folders, expected.* files) are not dumps.\n' +
         'Exit: 0 all checked dumps match, 1 a mismatch (or an unchecked dump with --strict), 2 unreadable input.',
     )
-    .action(async (paths: string[], options: { strict: boolean; update: boolean; format: 'text' | 'json' }) => {
-      const checkOptions: CheckOptions = { strict: options.strict, update: options.update };
+    .action(async (paths: string[], options: { strict: boolean; update: boolean; verbose: boolean; rules: string[]; format: 'text' | 'json' }) => {
+      const rules = loadRules({ extraFiles: options.rules, cwd: io.cwd });
+      const checkOptions: CheckOptions = { strict: options.strict, update: options.update, rules };
       const dumps = await findDumps(paths, io.cwd);
       if (dumps.length === 0) throw new UsageError(`no dumps found in ${paths.join(', ')} (looked for ${DUMP_EXTENSIONS.map((e) => `*.${e}`).join(', ')})`);
       const rows = await checkDumps(dumps, checkOptions, io, progressBar(io));
-      io.out(options.format === 'json' ? renderCheckJson(rows, checkOptions) : renderCheckTable(rows, checkOptions));
+      io.out(options.format === 'json' ? renderCheckJson(rows, checkOptions) : renderCheckTable(rows, { ...checkOptions, verbose: options.verbose }));
       sink.code = checkExitCode(rows, checkOptions);
     });
 }
