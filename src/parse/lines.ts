@@ -6,7 +6,7 @@
  */
 import type { IToken, TokenType } from 'chevrotain';
 import type { ThreadInfo } from '../model/dump.js';
-import { cleanLine, PagerEffect } from './normalize.js';
+import { chunkNeedsWork, cleanLine, PagerEffect } from './normalize.js';
 import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './frame-body.js';
 import { parseThreadHeader } from './thread-header.js';
 
@@ -277,6 +277,8 @@ export class LineReader {
   endedMidLine = false;
   private buffer = '';
   private crMode = false;
+  /** The text being split holds nothing but plain lines (see chunkNeedsWork). */
+  private chunkClean = false;
   private sawNewline = false;
   /** A line the pager cut, waiting for its rest on the next physical line. */
   private cut: { text: string; line: number; extra: number[]; parts: string[] } | null = null;
@@ -308,6 +310,7 @@ export class LineReader {
       }
     }
     const sep = this.crMode ? '\r' : '\n';
+    this.chunkClean = !chunkNeedsWork(buf);
     let start = 0;
     for (;;) {
       const nl = buf.indexOf(sep, start);
@@ -347,7 +350,7 @@ export class LineReader {
   private physical(raw: string): void {
     const line = ++this.lines;
     this.midlineSplits = 0;
-    const clean = cleanLine(raw);
+    const clean = cleanLine(raw, this.chunkClean);
     if (clean.pager === PagerEffect.WholeLine) {
       this.noise(line, clean.pagerText ?? clean.text, clean.quit);
       return;

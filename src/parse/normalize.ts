@@ -63,9 +63,17 @@ export interface CleanLine {
 const TRIGGER = /[\r\x1b\x1a\u200b-\u200d\u2060\ufeff\\]/;
 const HTML_ENTITY_TEST = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/i;
 
+/**
+ * Whether a whole chunk of text may need any normalising beyond the quote and comment prefixes:
+ * one native scan per chunk instead of several per line.
+ */
+export function chunkNeedsWork(text: string): boolean {
+  return TRIGGER.test(text) || text.includes('Type <') || (text.includes('&') && HTML_ENTITY_TEST.test(text)) || HTML_TAG_TEST.test(text);
+}
+
 /** Whether a line needs any normalising at all (a handful of native scans, no allocation). */
-function needsWork(raw: string): boolean {
-  if (TRIGGER.test(raw)) return true;
+function needsWork(raw: string, chunkClean: boolean): boolean {
+  if (!chunkClean && TRIGGER.test(raw)) return true;
   const first = firstNonBlank(raw);
   if (first >= 0) {
     const c = raw.charCodeAt(first);
@@ -75,6 +83,7 @@ function needsWork(raw: string): boolean {
       if (next === 32 || next === 9) return true;
     }
   }
+  if (chunkClean) return false;
   if (raw.includes('Type <')) return true;
   if (raw.includes('&') && HTML_ENTITY_TEST.test(raw)) return true;
   return raw.includes('<') && HTML_TAG_TEST.test(raw);
@@ -83,12 +92,15 @@ function needsWork(raw: string): boolean {
 /** The result object is reused between calls (one physical line at a time): copy what you keep. */
 const out: CleanLine = { text: '', pager: PagerEffect.None, quit: false, pagerText: null };
 
-/** Normalises one physical line (without its line terminator). */
-export function cleanLine(raw: string): CleanLine {
+/**
+ * Normalises one physical line (without its line terminator). `chunkClean`: the caller checked
+ * that the text around this line holds nothing `chunkNeedsWork` looks for.
+ */
+export function cleanLine(raw: string, chunkClean = false): CleanLine {
   out.pager = PagerEffect.None;
   out.quit = false;
   out.pagerText = null;
-  if (!needsWork(raw)) {
+  if (!needsWork(raw, chunkClean)) {
     out.text = trimEnd(raw);
     return out;
   }
