@@ -21,6 +21,14 @@ interface AnalyzeFlags {
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
+/**
+ * The formats whose reporter prints stacks (Markdown groups and shows them). Every other format
+ * reads the analysis alone, so each backtrace's frames are dropped as soon as it is analysed: a
+ * 300 MB dump is then not held in memory (issue 7). test/bench/keep-frames.test.ts fails when a
+ * reporter outside this set starts to need frames.
+ */
+export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown']);
+
 export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): void {
   program
     .command('analyze', { isDefault: true })
@@ -33,7 +41,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       const inputs = files.length === 0 ? ['-'] : files;
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {
-        const analysis = await analyzeStream(readInputChunks(file, io), { rules });
+        const analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: FORMATS_NEEDING_FRAMES.has(flags.format) });
         if (analysis.stats.backtraces === 0) {
           const shown = file === '-' ? 'standard input' : file;
           throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
