@@ -104,6 +104,15 @@ export class DumpBuilder {
     const local = { name: line.name!, value: line.value!, sourceLine: line.line } as NonNullable<Frame['locals']>[number];
     if (line.extra) local.continuationLines = line.extra;
     (frame.locals ??= []).push(local);
+    // `bt full` shows a lock's owner when a local is the lock itself: `m = {__data = {…, __owner = 20496, …`.
+    if (local.value.includes('__owner = ') || local.value.includes('__cur_writer = ') || local.value.includes('Owner ID = ')) {
+      const m = OWNER.exec(local.value);
+      if (m !== null) {
+        const hint: OwnerHint = { expression: local.name, address: null, field: m[1] === '__cur_writer' ? '__cur_writer' : '__owner', ownerLwp: Number(m[2]), sourceLine: line.line };
+        if (line.extra) hint.continuationLines = line.extra;
+        this.ownerHints.push(hint);
+      }
+    }
     this.cur!.endLine = lastLineOf(line);
     this.lastWasFrame = false;
   }

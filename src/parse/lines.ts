@@ -237,6 +237,33 @@ export function classify(text: string, line: number): LogicalLine {
   return emptyLine(Kind.Other, text, line);
 }
 
+// GDB/MI stream records: console `~"…"`, target `@"…"`, log and echoed commands `&"…"`.
+const MI_RECORD = /^[~@&]".*"$/;
+
+/** Undoes gdb's C-style escaping of MI strings (gdb/ui-file.c printchar). */
+export function decodeMiString(body: string): string {
+  if (!body.includes('\\')) return body;
+  return body.replace(/\\(?:([0-7]{1,3})|(.))/g, (_m, octal: string | undefined, ch: string | undefined) => {
+    if (octal !== undefined) return String.fromCharCode(parseInt(octal, 8));
+    switch (ch) {
+      case 'n':
+        return '\n';
+      case 't':
+        return '\t';
+      case 'r':
+        return '';
+      case 'e':
+        return '\x1b';
+      case 'a':
+      case 'b':
+      case 'f':
+        return '';
+      default:
+        return ch ?? '';
+    }
+  });
+}
+
 /** Where a second frame record starts inside a frame line (after `=` or `(`), or -1. */
 function midlineFrame(text: string): number {
   MIDLINE_FRAME.lastIndex = 1;
@@ -375,6 +402,12 @@ export class LineReader {
     }
     if (clean.pager === PagerEffect.CutLine) {
       this.cut = { text, line, extra: [], parts: [text] };
+      return;
+    }
+    if (text.charCodeAt(1) === 34 /* " */ && MI_RECORD.test(text)) {
+      // A GDB/MI console record (`~"#1  0x… in main () at t.c:9\n"`): decode, then read as CLI text.
+      const pieces = decodeMiString(text.slice(2, -1)).replace(/\n$/, '').split('\n');
+      for (const piece of pieces) this.logical(piece.trimEnd(), line, null, null, false);
       return;
     }
     this.logical(text, line, null, null, clean.quit);

@@ -254,6 +254,15 @@ const rows: Array<[string, (d: Dump) => void]> = [
   ['markdown-escaped', (d) => {
     assert.deepEqual(frames(d).map((f) => [f.level, f.function, f.library]), [[0, '__lll_mutex_lock_wait', '/lib64/tls/libpthread.so.0'], [1, '??', null]]);
   }],
+  ['mi-console', (d) => {
+    assert.deepEqual(frames(d).map((f) => [f.level, f.function, f.line]), [[0, '__GI___clock_nanosleep', 78], [1, 'main', 9]]);
+    assert.equal(d.backtraces[0]!.stopReason, 'previous frame inner to this frame (corrupt stack?)');
+  }],
+  ['task-header', (d) => assert.deepEqual(d.backtraces.map((b) => [b.thread?.targetId, b.frames.length]), [['Task ID 1', 2], ['Task ID 2', 1]])],
+  ['bt-full-mutex-local', (d) => {
+    assert.deepEqual(d.ownerHints, [{ expression: 'm', address: null, field: '__owner', ownerLwp: 5151, sourceLine: 2, continuationLines: [3] }]);
+    assert.deepEqual(frames(d)[0]!.locals!.map((l) => l.name), ['m', 'i']);
+  }],
 ];
 
 for (const [name, check] of rows) {
