@@ -108,7 +108,7 @@ export class DumpBuilder {
     if (local.value.includes('__owner = ') || local.value.includes('__cur_writer = ') || local.value.includes('Owner ID = ')) {
       const m = OWNER.exec(local.value);
       if (m !== null) {
-        const hint: OwnerHint = { expression: local.name, address: null, field: m[1] === '__cur_writer' ? '__cur_writer' : '__owner', ownerLwp: Number(m[2]), sourceLine: line.line };
+        const hint: OwnerHint = { expression: detach(local.name), address: null, field: m[1] === '__cur_writer' ? '__cur_writer' : '__owner', ownerLwp: Number(m[2]), sourceLine: line.line };
         if (line.extra) hint.continuationLines = line.extra;
         this.ownerHints.push(hint);
       }
@@ -193,7 +193,7 @@ export class DumpBuilder {
     this.finish();
     const m = OWNER.exec(line.text);
     if (m === null) return this.ignoreLine(line);
-    const expression = this.printCommand;
+    const expression = this.printCommand === null ? null : detach(this.printCommand);
     const address = expression ? (/0x[0-9a-fA-F]+/.exec(expression)?.[0]?.toLowerCase() ?? null) : null;
     const hint: OwnerHint = {
       expression,
@@ -229,7 +229,15 @@ export class DumpBuilder {
     const index = this.emitted++;
     this.backtraces.push(bt);
     this.options.onBacktrace?.(bt, index);
-    if (this.options.keepFrames === false) bt.frames = [];
+    if (this.options.keepFrames === false) {
+      bt.frames = [];
+      // What stays must not pin the input chunk it was sliced from (memory would grow with input).
+      if (bt.thread !== null) {
+        const t = bt.thread;
+        bt.thread = { ...t, gdbId: detach(t.gdbId), ptid: t.ptid === null ? null : detach(t.ptid), name: t.name === null ? null : detach(t.name), targetId: detach(t.targetId), extra: t.extra === null ? null : detach(t.extra) };
+      }
+      if (bt.stopReason !== null) bt.stopReason = detach(bt.stopReason);
+    }
   }
 
   /** End of input: a frame on the last, unterminated line was cut by the paste. */
@@ -267,11 +275,11 @@ export class DumpBuilder {
 
   private ignoreLine(line: LogicalLine): void {
     if (line.parts !== null && line.extra !== null) {
-      this.ignored.push({ line: line.line, text: line.parts[0] ?? '' });
-      for (let i = 0; i < line.extra.length; i++) this.ignored.push({ line: line.extra[i]!, text: line.parts[i + 1] ?? '' });
+      this.ignored.push({ line: line.line, text: detach(line.parts[0] ?? '') });
+      for (let i = 0; i < line.extra.length; i++) this.ignored.push({ line: line.extra[i]!, text: detach(line.parts[i + 1] ?? '') });
       return;
     }
-    this.ignored.push({ line: line.line, text: line.text });
+    this.ignored.push({ line: line.line, text: detach(line.text) });
     if (line.extra) for (const extra of line.extra) this.ignored.push({ line: extra, text: '' });
   }
 }
@@ -291,6 +299,14 @@ function makeFrame(line: LogicalLine, argsText: string | null): Frame {
     incomplete: body.incomplete,
     sourceLine: line.line,
   };
+}
+
+/**
+ * A copy of `s` that shares no memory with the text it was sliced from. V8 keeps a slice's whole
+ * parent string alive (here: a 1 MiB input chunk), so strings the Dump keeps are copied.
+ */
+export function detach(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 function lastLineOf(line: LogicalLine): number {
