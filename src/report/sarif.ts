@@ -6,7 +6,7 @@
  * across runs. A hang is one `waitgraph/hang` result. The frame rules behind the results are
  * listed in `tool.driver.rules`.
  */
-import type { Analysis, Deadlock, Edge, FrameRef, ThreadKey } from '../model/analysis.js';
+import type { Analysis, Deadlock, FrameRef, ThreadKey } from '../model/analysis.js';
 import { compareText, deadlockRows, siteText, threadList, threadsByKey, threadTitle } from './cycle-view.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
@@ -55,7 +55,7 @@ export function renderSarif(analysis: Analysis, options: SarifOptions = {}): str
   for (const key of analysis.hung) for (const id of threads.get(key)?.rules ?? []) frameRules.add(id);
   for (const id of [...frameRules].sort(compareText)) {
     ruleIndex.set(id, rules.length);
-    rules.push({ id, shortDescription: { text: ruleSummary(analysis.edges, id) } });
+    rules.push({ id, shortDescription: { text: ruleSummary(analysis, id) } });
   }
 
   const results = analysis.deadlocks.map((deadlock) => deadlockResult(analysis, deadlock, options, ruleIndex.get(DEADLOCK_RULE)!));
@@ -201,8 +201,17 @@ function decodeSafe(uri: string): string {
   }
 }
 
-/** The first description an edge of this rule carries: what the rule concluded, in words. */
-function ruleSummary(edges: readonly Edge[], ruleId: string): string {
-  const edge = edges.find((e) => e.ruleId === ruleId);
-  return edge ? `Frame rule: the thread ${edge.description}.` : `Frame rule ${ruleId}.`;
+/**
+ * What a frame rule concluded, in words, from what the analysis shows of it: an edge it produced,
+ * a thread state it set, or the deadlock it explains. (Rule files' own summaries are not part of
+ * the Analysis model.)
+ */
+function ruleSummary(analysis: Analysis, ruleId: string): string {
+  const edge = analysis.edges.find((e) => e.ruleId === ruleId);
+  if (edge) return `When it matches, the thread ${edge.description.replace(/^(which|that) /, '')}.`;
+  const thread = analysis.threads.find((t) => t.stateRule === ruleId);
+  if (thread) return `When it matches, the thread is in state ${thread.state}: ${thread.stateText}.`;
+  const deadlock = analysis.deadlocks.find((d) => d.rules.includes(ruleId));
+  if (deadlock) return `Explains the ${deadlock.title}.`;
+  return `Frame rule ${ruleId}.`;
 }
