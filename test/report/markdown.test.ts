@@ -69,3 +69,20 @@ test('escape helpers', () => {
   assert.equal(fenceFor('````'), '`````');
   assert.equal(escapeText('*a* _b_ <c> [d](e) | #'), '\\*a\\* \\_b\\_ &lt;c&gt; \\[d\\](e) \\| \\#');
 });
+
+test('a hang (ABBA without owners) draws the whole wait-for graph and says how to settle it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { FIXTURES } = await import('../helpers/paths.js');
+  const { analyzeText } = await import('./pipeline.js');
+  const text = readFileSync(join(FIXTURES, 'check', 'abba-with-owners.txt'), 'utf8');
+  const analysis = analyzeText(text.slice(0, text.indexOf('(gdb) p *')));
+  assert.equal(analysis.verdict, 'hang');
+  const md = renderMarkdown(analysis);
+  assert.match(md, /^## Hang: threads 2, 3 /);
+  const mermaid = /```mermaid\n([\s\S]*?)```/.exec(md)?.[1] ?? '';
+  assert.match(mermaid, /t2 -->\|"waits for"\| r_mutex_0x561c67ba50e0/);
+  assert.match(mermaid, /r_mutex_0x561c67ba50e0\["mutex:0x561c67ba50e0<br\/>holder unknown"\]/);
+  assert.match(md, /### Waits with no known holder/);
+  assert.match(md, /ask gdb: `print \(\(pthread_mutex_t \*\) 0x561c67ba50e0\)->__data.__owner`/);
+});
