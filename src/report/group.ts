@@ -95,7 +95,7 @@ export function groupThreads(analysis: Analysis, mode: GroupMode): ThreadGroup[]
       if (!best || other.length > best.length) best = other;
     }
     if (best) {
-      best.push(...bucket);
+      for (const member of bucket) best.push(member); // no spread: a bucket can hold 100,000 threads
       merged.add(bucket);
     }
   }

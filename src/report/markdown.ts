@@ -72,7 +72,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   const ordered = [...groups.filter((g) => g.threads.some((k) => important.has(k))), ...groups.filter((g) => !g.threads.some((k) => important.has(k)))];
   for (const group of ordered) {
     const representative = threads.get(group.representative)!;
-    out.push(...detailsBlock(groupTitle(group), stackLines(analysis, representative)));
+    for (const line of detailsBlock(groupTitle(group), stackLines(analysis, representative))) out.push(line); // no spread: a stack can be 100,000s of lines
   }
 
   out.push('### Input', '');
@@ -122,7 +122,7 @@ function stackLines(analysis: Analysis, thread: ThreadAnalysis): string[] {
   const lines: string[] = [];
   threadBacktraces(analysis.dump, thread).forEach((backtrace, index) => {
     if (index > 0) lines.push('', `(gdb) bt    # headerless backtrace at line ${backtrace.startLine}, merged into this thread`);
-    lines.push(...formatBacktrace(backtrace));
+    for (const line of formatBacktrace(backtrace)) lines.push(line);
   });
   return lines;
 }
@@ -134,7 +134,8 @@ function detailsBlock(summary: string, body: string[]): string[] {
 
 /** A backtick fence longer than any run of backticks in the content (CommonMark §4.5). */
 export function fenceFor(content: string): string {
-  const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 0;
+  for (const m of content.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   return '`'.repeat(Math.max(3, longest + 1));
 }
 

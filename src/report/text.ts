@@ -23,13 +23,13 @@ export function renderText(analysis: Analysis, options: { chalk: ChalkInstance }
   analysis.deadlocks.forEach((deadlock, i) => {
     out.push('');
     if (analysis.deadlocks.length > 1) out.push(c.bold(`Deadlock ${i + 1} of ${analysis.deadlocks.length}: ${deadlock.title.replace(/^deadlock: /, '')}`));
-    out.push(...deadlockSection(analysis, deadlock, threads, c));
+    for (const line of deadlockSection(analysis, deadlock, threads, c)) out.push(line);
     for (const key of [...deadlock.threads, ...deadlock.blockedBehind]) shown.add(key);
   });
 
   if (analysis.verdict === 'hang' || (analysis.hung.length > 0 && analysis.deadlocks.length === 0)) {
     out.push('');
-    out.push(...hangSection(analysis, threads, c));
+    for (const line of hangSection(analysis, threads, c)) out.push(line); // no spread: one line per hung thread
     for (const key of [...analysis.hung, ...(analysis.hangBlockedBehind ?? [])]) shown.add(key);
   }
 
