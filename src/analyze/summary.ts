@@ -9,6 +9,7 @@ import type { Backtrace, Frame, ThreadInfo } from '../model/dump.js';
 import { frameMatches, matchBacktrace, prepareStack, type PreparedStack } from '../rules/match.js';
 import type { ParsedArgValue } from '../rules/normalize.js';
 import type { LoadedRules } from '../rules/types.js';
+import { keep } from './keep.js';
 
 /** How many top frames are kept to merge a headerless `bt` into its thread. */
 export const MERGE_FRAMES = 6;
@@ -41,7 +42,8 @@ export interface BacktraceSummary {
 
 export function frameRef(backtrace: number, frame: Frame, normalisedName?: string): FrameRef {
   void normalisedName;
-  return { backtrace, level: frame.level, function: frame.function, file: frame.file, line: frame.line, sourceLine: frame.sourceLine };
+  // Summaries outlive their backtrace: keep() detaches the strings from the input text.
+  return { backtrace, level: frame.level, function: keep(frame.function), file: keep(frame.file), line: frame.line, sourceLine: frame.sourceLine };
 }
 
 export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: number, stack?: PreparedStack): BacktraceSummary {
@@ -50,7 +52,7 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     ruleId: hit.ruleId,
     alternatives: hit.alternatives.map((alt) => {
       const frame = bt.frames[alt.siteIndex];
-      return { site: frame ? frameRef(index, frame) : null, captures: alt.captures, pendingProcess: alt.pendingProcess };
+      return { site: frame ? frameRef(index, frame) : null, captures: keepCaptures(alt.captures), pendingProcess: alt.pendingProcess };
     }),
   }));
   const acquire = bt.frames[prepared.acquireIndex];
@@ -59,13 +61,20 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     thread: bt.thread,
     startLine: bt.startLine,
     frameCount: bt.frames.length,
-    top: bt.frames.slice(0, MERGE_FRAMES).map((f, i) => ({ level: f.level, name: prepared.names[i] as string })),
+    top: bt.frames.slice(0, MERGE_FRAMES).map((f, i) => ({ level: f.level, name: keep(prepared.names[i] as string) })),
     hits,
     blocked: prepared.blocked,
     truncated: bt.truncated,
     acquireSite: acquire ? frameRef(index, acquire) : null,
-    acquireName: acquire ? (prepared.names[prepared.acquireIndex] as string) : null,
+    acquireName: acquire ? keep(prepared.names[prepared.acquireIndex] as string) : null,
   };
+}
+
+/** Captured argument values, detached from the input text (they live as long as the analysis). */
+function keepCaptures(captures: Record<string, ParsedArgValue>): Record<string, ParsedArgValue> {
+  const out: Record<string, ParsedArgValue> = {};
+  for (const [name, v] of Object.entries(captures)) out[name] = { ...v, value: keep(v.value), address: keep(v.address), symbol: keep(v.symbol) };
+  return out;
 }
 
 /** Marks the process-wide conditions (`processHas`) this backtrace satisfies. */

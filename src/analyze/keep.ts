@@ -1,0 +1,27 @@
+/**
+ * Strings the analysis keeps past the backtrace they came from (frame names and files of sites,
+ * captured argument values), copied out of the parser's input text and shared.
+ *
+ * Why: the parser's strings are slices, and V8 stores a slice of 13 or more characters as a view
+ * into its parent — a whole ~1 MB input chunk. One kept slice per chunk keeps the whole input
+ * alive: analysing a 300 MB dump held the input and ran to gigabytes (issue 7, figure 3). Names
+ * repeat across threads, so one shared copy per distinct string also keeps the summaries small.
+ */
+const pool = new Map<string, string>();
+/** Enough for every distinct name of a huge dump; beyond it strings are still copied, not shared. */
+const MAX_POOLED = 100_000;
+
+/** A copy of `s` detached from the input text (shared with earlier equal strings). */
+export function keep(s: string): string;
+export function keep(s: string | null): string | null;
+export function keep(s: string | null): string | null {
+  // V8 copies slices shorter than 13 characters anyway.
+  if (s === null || s.length < 13) return s;
+  const shared = pool.get(s);
+  if (shared !== undefined) return shared;
+  // Concatenating then slicing makes V8 flatten into a new string: the result no longer points
+  // into the input chunk.
+  const copy = (' ' + s).slice(1);
+  if (pool.size < MAX_POOLED) pool.set(copy, copy);
+  return copy;
+}
