@@ -263,6 +263,24 @@ const rows: Array<[string, (d: Dump) => void]> = [
     assert.deepEqual(d.ownerHints, [{ expression: 'm', address: null, field: '__owner', ownerLwp: 5151, sourceLine: 2, continuationLines: [3] }]);
     assert.deepEqual(frames(d)[0]!.locals!.map((l) => l.name), ['m', 'i']);
   }],
+  // Captured from gdb 13 attached to a real ABBA deadlock (two pthread mutexes), `-batch`.
+  ['real-gdb13-batch-bt-full', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.name, b.frames.length]), [[3, 'ba("x"):', 7], [2, 'abba', 7], [1, 'abba', 6]]);
+    const t3 = d.backtraces[0]!.frames;
+    assert.deepEqual(t3[3]!.args, [{ name: 'mutex', value: '0x56238a3790a0 <lock_a>', entry: 'equal' }]);
+    assert.equal(t3[2]!.inlined, true, '#3 ___pthread_mutex_lock has no pc: #2 is inlined into it');
+    assert.deepEqual(t3[4]!.locals, [{ name: 'tag', value: '"ba(\\000\\000\\000\\000"', sourceLine: 35 }]);
+    assert.deepEqual(d.ownerHints.map((h) => [h.field, h.ownerLwp, h.expression]), [['__owner', 16817, null], ['__owner', 16818, null]]);
+  }],
+  // The same program on a terminal (`script`): colour, CRLF, bracketed paste, a pager prompt on
+  // its own line and one in the middle of frame #2 of thread 1.
+  ['real-gdb13-tty-pager-ansi', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length]), [[3, 7], [2, 7], [1, 6]]);
+    const f2 = d.backtraces[2]!.frames[2]!;
+    assert.deepEqual(pick(f2, 'function', 'file', 'line', 'sourceLine', 'continuationLines'), { function: '__GI___futex_abstimed_wait_cancelable64', file: './nptl/futex-internal.c', line: 139, sourceLine: 33, continuationLines: [34] });
+    assert.deepEqual(f2.args.map((a) => a.name), ['futex_word', 'expected', 'clockid', 'abstime', 'private']);
+    assert.equal(d.backtraces[1]!.thread?.name, 'abba');
+  }],
 ];
 
 for (const [name, check] of rows) {
