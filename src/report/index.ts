@@ -50,14 +50,17 @@ export function isFormat(value: string): value is Format {
 }
 
 /**
- * Colour for a stream: NO_COLOR (any value) turns it off, FORCE_COLOR=0..3 forces a level, else
- * colour only on a terminal.
+ * Colour for a stream: `--color` / `--no-color` (`flag`) win; then NO_COLOR (any non-empty value)
+ * turns it off, FORCE_COLOR=0..3 forces a level; else colour only on a terminal.
  */
-export function createChalk(stream: { isTTY: boolean; env: Readonly<Record<string, string | undefined>> }): ChalkInstance {
+export function createChalk(stream: { isTTY: boolean; env: Readonly<Record<string, string | undefined>>; flag?: boolean }): ChalkInstance {
   const { env } = stream;
-  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return new Chalk({ level: 0 });
   const forced = env['FORCE_COLOR'];
-  if (forced !== undefined && /^[0-3]$/.test(forced)) return new Chalk({ level: Number(forced) as 0 | 1 | 2 | 3 });
+  const forcedLevel = forced !== undefined && /^[0-3]$/.test(forced) ? (Number(forced) as 0 | 1 | 2 | 3) : null;
+  if (stream.flag === false) return new Chalk({ level: 0 });
+  if (stream.flag === true) return new Chalk({ level: forcedLevel !== null && forcedLevel > 0 ? forcedLevel : 1 });
+  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return new Chalk({ level: 0 });
+  if (forcedLevel !== null) return new Chalk({ level: forcedLevel });
   return new Chalk({ level: stream.isTTY ? 1 : 0 });
 }
 

@@ -17,6 +17,8 @@ import { readInputChunks } from '../read-input.js';
 interface AnalyzeFlags {
   format: Format;
   rules: string[];
+  /** --color / --no-color; undefined when neither was given. */
+  color?: boolean;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -36,6 +38,8 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .argument('[files...]', 'files holding gdb output (`thread apply all bt`), or - for standard input (the default)')
     .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
     .option('--rules <file>', 'load extra rules from a YAML/JSON rule file or a folder of them (repeatable)', collect, [] as string[])
+    .option('--color', 'colour the text report even when stdout is not a terminal')
+    .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .action(async (files: string[], flags: AnalyzeFlags) => {
       const rules = loadRules({ extraFiles: flags.rules, cwd: io.cwd });
       const inputs = files.length === 0 ? ['-'] : files;
@@ -48,13 +52,13 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         }
         results.push({ file, analysis });
       }
-      io.out(await render(results, flags.format, io));
+      io.out(await render(results, flags.format, io, flags.color));
       sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
     });
 }
 
-async function render(results: Array<{ file: string; analysis: Analysis }>, format: Format, io: CliIO): Promise<string> {
-  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
+async function render(results: Array<{ file: string; analysis: Analysis }>, format: Format, io: CliIO, color: boolean | undefined): Promise<string> {
+  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env, ...(color !== undefined ? { flag: color } : {}) });
   if (results.length === 1) {
     const only = results[0] as (typeof results)[number];
     return reporters[format](only.analysis, { chalk, input: only.file });
