@@ -14,7 +14,7 @@ import type { Analysis } from '../../src/model/analysis.js';
 import type { JsonReport, JsonThreadRef } from '../../src/report/json.js';
 import { PROGRAMS, type ProgramSpec } from './programs.js';
 import { join } from 'node:path';
-import { captureBacktraces, hasPython, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, withProgram } from './harness.js';
+import { captureBacktraces, hasPython, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, traceState, withProgram } from './harness.js';
 import { runWaitgraphAsync } from './cli.js';
 
 const skipReason = await liveSkipReason();
@@ -53,6 +53,10 @@ describe('live: attach and text on real programs', { concurrency: 2 }, () => {
         const text = await captureBacktraces(p.pid);
         const bare = await captureBacktraces(p.pid, { hideLibcDebug: true });
         assert.equal(live.stderr, '', 'attach printed nothing on stderr');
+        // gdb detached: nobody traces the program and it is not left stopped.
+        const after = traceState(p.pid);
+        assert.equal(after?.tracerPid, 0, 'no tracer after attach');
+        assert.ok(after && !['t', 'T'].includes(after.state), `not stopped after attach (state ${after?.state})`);
         const report = JSON.parse(live.stdout) as JsonReport;
         const fromText = textVerdict(text);
         const fromBare = textVerdict(bare);

@@ -5,7 +5,7 @@
  * spawn with argument lists: no shell anywhere.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,6 +28,14 @@ process.on('exit', () => {
   for (const child of started) killQuietly(child);
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
+// Ctrl-C / kill end a process without 'exit' handlers: kill the programs, then die of the same
+// signal. (SIGKILL cannot be caught; the programs' PR_SET_PDEATHSIG covers it.)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    for (const child of started) killQuietly(child);
+    process.kill(process.pid, signal);
+  });
+}
 
 function killQuietly(child: ChildProcess): void {
   if (child.exitCode === null && child.signalCode === null) {
@@ -36,6 +44,16 @@ function killQuietly(child: ChildProcess): void {
     } catch {
       // already gone
     }
+  }
+}
+
+/** `TracerPid` and state letter from /proc/PID/status: a program gdb left stopped or traced shows it. */
+export function traceState(pid: number): { tracerPid: number; state: string } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return { tracerPid: Number(/^TracerPid:\s*(\d+)/m.exec(status)?.[1] ?? -1), state: /^State:\s*(\S)/m.exec(status)?.[1] ?? '?' };
+  } catch {
+    return null;
   }
 }
 
