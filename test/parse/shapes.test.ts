@@ -281,6 +281,15 @@ const rows: Array<[string, (d: Dump) => void]> = [
     assert.deepEqual(f2.args.map((a) => a.name), ['futex_word', 'expected', 'clockid', 'abstime', 'private']);
     assert.equal(d.backtraces[1]!.thread?.name, 'abba');
   }],
+  // gdb 13 on an 80-column terminal, `thread 1` + `bt`, `thread 3` + `bt full 3`, `p lock_a`:
+  // gdb's own wrapping (4-space continuations, `    at`), and a pretty-printed mutex.
+  ['real-gdb13-tty-wrapped-bt', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length, b.truncated]), [[1, 1, false], [1, 6, false], [3, 1, false], [3, 3, true]]);
+    const f3 = d.backtraces[1]!.frames[3]!;
+    assert.deepEqual(pick(f3, 'function', 'line', 'continuationLines'), { function: '__pthread_clockjoin_ex', line: 102, continuationLines: [26, 27, 28] });
+    assert.equal(f3.args.length, 5);
+    assert.deepEqual(d.ownerHints.map((h) => [h.ownerLwp, h.sourceLine, h.continuationLines]), [[19315, 62, [63, 64, 65]]]);
+  }],
 ];
 
 for (const [name, check] of rows) {
