@@ -286,7 +286,7 @@ const rows: Array<[string, (d: Dump) => void]> = [
   ['real-gdb13-tty-wrapped-bt', (d) => {
     assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length, b.truncated]), [[1, 1, false], [1, 6, false], [3, 1, false], [3, 3, true]]);
     const f3 = d.backtraces[1]!.frames[3]!;
-    assert.deepEqual(pick(f3, 'function', 'line', 'continuationLines'), { function: '__pthread_clockjoin_ex', line: 102, continuationLines: [26, 27, 28] });
+    assert.deepEqual(pick(f3, 'function', 'line', 'continuationLines'), { function: '__pthread_clockjoin_ex', line: 102, continuationLines: [27, 28, 29] });
     assert.equal(f3.args.length, 5);
     assert.deepEqual(d.ownerHints.map((h) => [h.ownerLwp, h.sourceLine, h.continuationLines]), [[19315, 62, [63, 64, 65]]]);
   }],
