@@ -80,24 +80,58 @@ export function groupThreads(analysis: Analysis, mode: GroupMode): ThreadGroup[]
   }
 
   // 2. A truncated stack with a bucket of its own joins the largest bucket it is a prefix of.
+  //    Buckets are indexed by a rolling hash of each prefix of their stack (state included), so
+  //    finding the candidates is one lookup, not a scan: linear in the frames, not quadratic in
+  //    the threads. Hash hits are confirmed frame by frame.
   const entries = [...buckets.values()];
-  const merged = new Set<Candidate[]>();
+  const truncatedLengths = entries.filter((b) => b[0]!.truncated).map((b) => b[0]!.frames.length);
+  let longestSample = 0;
+  for (const length of truncatedLengths) longestSample = Math.max(longestSample, length);
+  const byPrefix = new Map<string, Candidate[][]>();
+  for (const bucket of entries) {
+    const frames = bucket[0]!.frames;
+    const hash = new PrefixHash(bucket[0]!.thread.state);
+    // Prefixes strictly shorter than the stack: a target must show more than the sample.
+    for (let length = 0; length < frames.length && length <= longestSample; length++) {
+      const key = hash.key(length);
+      const list = byPrefix.get(key);
+      if (list) list.push(bucket);
+      else byPrefix.set(key, [bucket]);
+      hash.add(frameKey(frames[length]!, mode));
+    }
+  }
+  const target = new Map<Candidate[], Candidate[]>();
   for (const bucket of entries) {
     const sample = bucket[0]!;
     if (!sample.truncated) continue;
+    const frames = sample.frames;
+    // A cut-off last frame is compared by name prefix, so look up the prefix before it.
+    const cut = frames.length > 0 && frames[frames.length - 1]!.incomplete;
+    const hash = new PrefixHash(sample.thread.state);
+    const exactLength = cut ? frames.length - 1 : frames.length;
+    for (let i = 0; i < exactLength; i++) hash.add(frameKey(frames[i]!, mode));
     let best: Candidate[] | null = null;
-    for (const other of entries) {
-      if (other === bucket || merged.has(other)) continue;
-      const target = other[0]!;
-      if (target.thread.state !== sample.thread.state) continue;
-      if (target.frames.length <= sample.frames.length) continue;
-      if (!isPrefixStack(sample.frames, target.frames, mode)) continue;
+    for (const other of byPrefix.get(hash.key(exactLength)) ?? []) {
+      if (other === bucket) continue;
+      const candidate = other[0]!;
+      if (candidate.thread.state !== sample.thread.state || candidate.frames.length <= frames.length) continue;
+      if (!isPrefixStack(frames, candidate.frames, mode)) continue;
       if (!best || other.length > best.length) best = other;
     }
-    if (best) {
-      for (const member of bucket) best.push(member); // no spread: a bucket can hold 100,000 threads
-      merged.add(bucket);
-    }
+    if (best) target.set(bucket, best);
+  }
+  // Targets have strictly longer stacks, so following them ends; members move to the last one.
+  const finalTarget = (bucket: Candidate[]): Candidate[] => {
+    let current = bucket;
+    for (let next = target.get(current); next; next = target.get(current)) current = next;
+    return current;
+  };
+  const merged = new Set<Candidate[]>();
+  for (const bucket of entries) {
+    if (!target.has(bucket)) continue;
+    const into = finalTarget(bucket);
+    for (const member of bucket) into.push(member); // no spread: a bucket can hold 100,000 threads
+    merged.add(bucket);
   }
 
   const groups = entries
@@ -114,6 +148,31 @@ export function groupThreads(analysis: Analysis, mode: GroupMode): ThreadGroup[]
       };
     });
   return groups.sort((a, b) => compareThreadKeys(a.threads[0]!, b.threads[0]!));
+}
+
+/**
+ * Rolling hash of a stack prefix (two 32-bit FNV-style lanes), keyed with the state and the
+ * prefix length so different lengths never share a slot.
+ */
+class PrefixHash {
+  private a = 0x811c9dc5;
+  private b = 0x01000193;
+  private readonly state: string;
+  constructor(state: string) {
+    this.state = state;
+  }
+  add(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      this.a = Math.imul(this.a ^ c, 0x01000193);
+      this.b = Math.imul(this.b + c, 0x5bd1e995) ^ (this.b >>> 13);
+    }
+    this.a = Math.imul(this.a ^ 0x2, 0x01000193);
+    this.b = Math.imul(this.b + 0x2, 0x5bd1e995) ^ (this.b >>> 13);
+  }
+  key(length: number): string {
+    return `${this.state}\u0000${length}\u0000${this.a >>> 0}:${this.b >>> 0}`;
+  }
 }
 
 /** True when `short` shows a leading part of `long`; a cut-off last frame matches by name prefix. */
