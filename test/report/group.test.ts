@@ -82,3 +82,24 @@ test('group titles read as English for verbs, participles and noun phrases', asy
   assert.equal(pluralState('idle GC worker'), '(idle GC worker)');
   assert.equal(pluralState('Julia signal listener'), '(Julia signal listener)');
 });
+
+test('cut-off stacks chain into the longest stack that starts with them', () => {
+  const base = foundingAnalysis();
+  const dump = buildDump([
+    { id: 1, frames: [{ fn: 'a' }, { fn: 'b' }, { fn: 'c' }, { fn: 'main' }] },
+    { id: 2, frames: [{ fn: 'a' }, { fn: 'b' }, { fn: 'c' }], truncated: true },
+    { id: 3, frames: [{ fn: 'a' }, { fn: 'b' }], truncated: true },
+    { id: 4, frames: [{ fn: 'a' }, { fn: 'b', incomplete: true }], truncated: true },
+    { id: 5, frames: [{ fn: 'a' }, { fn: 'x' }], truncated: true },
+    { id: 6, frames: [{ fn: 'a' }], truncated: false },
+  ]);
+  const t = (key: string, backtrace: number): ThreadAnalysis => ({
+    key, id: Number(key), lwp: null, ptid: null, name: null, state: 'blocked', stateText: 'blocked',
+    waitsFor: [], holds: [], rules: [], acquireSite: null, backtrace, merged: [],
+  });
+  const analysis: Analysis = { ...base, deadlocks: [], verdict: 'ok', edges: [], threads: [1, 2, 3, 4, 5, 6].map((n) => t(String(n), n - 1)), dump };
+  for (const mode of ['exact', 'functions'] as const) {
+    // 6 is complete (not cut), so it never joins a longer stack.
+    assert.deepEqual(summary(analysis, mode), ['1,2,3,4', '5', '6'], mode);
+  }
+});
