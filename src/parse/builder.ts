@@ -74,9 +74,11 @@ export class DumpBuilder {
     }
     this.printCommand = null;
     const bt = this.cur!;
-    const body = line.frame!;
-    const frame = makeFrame(line, body.argsText);
-    if (body.pcFlags) frame.pcFlags = body.pcFlags;
+    const frame = line.frame!;
+    frame.level = line.level;
+    frame.sourceLine = line.line;
+    const argsText = line.argsText;
+    frame.args = argsText === null || argsText.length === 0 ? [] : splitArgs(argsText);
     if (line.extra) frame.continuationLines = line.extra;
     const prev = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
     if (prev !== null) {
@@ -282,23 +284,6 @@ export class DumpBuilder {
     this.ignored.push({ line: line.line, text: detach(line.text) });
     if (line.extra) for (const extra of line.extra) this.ignored.push({ line: extra, text: '' });
   }
-}
-
-function makeFrame(line: LogicalLine, argsText: string | null): Frame {
-  const body = line.frame!;
-  return {
-    level: line.level,
-    pc: body.pc,
-    function: body.function,
-    args: argsText === null || argsText.length === 0 ? [] : splitArgs(argsText),
-    file: body.file,
-    line: body.line,
-    library: body.library,
-    inlined: false,
-    kind: body.kind,
-    incomplete: body.incomplete,
-    sourceLine: line.line,
-  };
 }
 
 /**

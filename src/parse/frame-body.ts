@@ -5,22 +5,22 @@
  * `foo(int) [clone .cold]`), so the argument list is the first depth-0 ` (` group whose closing
  * `)` is followed by the end of the line, ` at …` or ` from …`.
  */
-import type { FrameArg, FrameKind } from '../model/dump.js';
+import type { Frame, FrameArg, FrameKind } from '../model/dump.js';
 
-export interface FrameBody {
-  pc: string | null;
-  /** `[PAC]` and other address flags, without brackets; null when none. */
-  pcFlags: string[] | null;
-  function: string;
-  /** The text between the argument parentheses; null when no argument list was found. */
+/**
+ * What the scanner reads is the model's Frame itself (so no second object is made per line);
+ * `level`, `sourceLine` and `args` are filled in by the builder. `incomplete`: the argument list
+ * never closed (a cut paste, or a line still waiting for its continuation).
+ */
+export type FrameBody = Frame;
+
+/** Receives the unsplit argument text of a scanned frame (null: no argument list found). */
+export interface ArgsHolder {
   argsText: string | null;
-  file: string | null;
-  line: number | null;
-  library: string | null;
-  kind: FrameKind;
-  /** The argument list never closed (a cut paste or a line still waiting for its continuation). */
-  incomplete: boolean;
 }
+
+/** Placeholder until the builder splits the argument text; never handed out. */
+const NO_ARGS: FrameArg[] = [];
 
 const SPECIAL_FRAMES: ReadonlyArray<readonly [string, FrameKind]> = [
   ['<signal handler called>', 'sigtramp'],
@@ -134,13 +134,13 @@ function readPc(s: string, from: number, result: FrameBody): number {
   }
   if (s.startsWith(' in ', i)) {
     result.pc = pc;
-    result.pcFlags = flags;
+    if (flags !== null) result.pcFlags = flags;
     return i + 4;
   }
   // eu-stack / systemd-coredump forms print the pc and a symbol with no ` in `.
   if (s.charCodeAt(i) === CH_SPACE || i === n) {
     result.pc = pc;
-    result.pcFlags = flags;
+    if (flags !== null) result.pcFlags = flags;
     return -i - 1;
   }
   return from;
@@ -192,8 +192,21 @@ function specialFrame(s: string, at: number): readonly [string, FrameKind] | nul
  * Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) starting at `from` in `s` (the whole
  * line, so no copy of the body is made). Never throws.
  */
-export function scanFrameBody(s: string, from = 0): FrameBody {
-  const result: FrameBody = { pc: null, pcFlags: null, function: '', argsText: null, file: null, line: null, library: null, kind: 'normal', incomplete: false };
+export function scanFrameBody(s: string, from: number, holder: ArgsHolder): FrameBody {
+  holder.argsText = null;
+  const result: FrameBody = {
+    level: -1,
+    pc: null,
+    function: '',
+    args: NO_ARGS,
+    file: null,
+    line: null,
+    library: null,
+    inlined: false,
+    kind: 'normal',
+    incomplete: false,
+    sourceLine: 0,
+  };
   const special = specialFrame(s, from);
   if (special !== null) {
     result.function = special[0];
@@ -234,7 +247,7 @@ export function scanFrameBody(s: string, from = 0): FrameBody {
       if (depth === 0 && c === CH_RPAREN && candidate >= 0) {
         if (acceptsTail(s, i)) {
           result.function = s.slice(start, candidate - 1);
-          result.argsText = s.slice(candidate + 1, i);
+          holder.argsText = s.slice(candidate + 1, i);
           applyTail(result, s, i + 1);
           return result;
         }
@@ -246,7 +259,7 @@ export function scanFrameBody(s: string, from = 0): FrameBody {
   result.incomplete = true;
   if (lastDepth0Open >= 0 && (lastDepth0Open + 1 === n || startsArg(s, lastDepth0Open + 1) || s.startsWith('...', lastDepth0Open + 1))) {
     result.function = s.slice(start, lastDepth0Open - 1);
-    result.argsText = s.slice(lastDepth0Open + 1);
+    holder.argsText = s.slice(lastDepth0Open + 1);
   } else {
     result.function = s.slice(start);
   }

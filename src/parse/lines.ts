@@ -44,8 +44,10 @@ export interface LogicalLine extends IToken {
   parts: string[] | null;
   /** Frame level (Kind.Frame). */
   level: number;
-  /** Frame body (Kind.Frame). */
+  /** The frame read from the line (Kind.Frame); the builder completes it. */
   frame: FrameBody | null;
+  /** Its unsplit argument text (Kind.Frame). */
+  argsText: string | null;
   /** Thread header (Kind.Header). */
   thread: ThreadInfo | null;
   /** Local name / print or prompt command, depending on the kind. */
@@ -99,6 +101,7 @@ function emptyLine(kind: Kind, text: string, line: number): LogicalLine {
     parts: null,
     level: -1,
     frame: null,
+    argsText: null,
     thread: null,
     name: null,
     value: null,
@@ -165,7 +168,7 @@ export function classify(text: string, line: number): LogicalLine {
     if (body > 0) {
       const ll = emptyLine(Kind.Frame, text, line);
       ll.level = frameLevel;
-      ll.frame = scanFrameBody(text, body);
+      ll.frame = scanFrameBody(text, body, ll);
       return ll;
     }
   }
@@ -505,7 +508,7 @@ export class LineReader {
     cur.text = joined;
     cur.image = joined;
     const m = FRAME_START.exec(joined);
-    cur.frame = scanFrameBody(joined, m ? m[0].length : 0);
+    cur.frame = scanFrameBody(joined, m ? m[0].length : 0, cur);
     this.curLastLength = length;
   }
 }
