@@ -7,7 +7,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -143,6 +143,27 @@ describe('attach errors', () => {
         await holder.close();
       }
     });
+  });
+});
+
+describe('attach text report and --save-dump', () => {
+  test('the text report names the proven owners; --save-dump keeps gdb’s backtrace text', { skip, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+    const saved = join(scratch, 'abba-saved.txt');
+    await withProgram('abba', async (p) => {
+      const r = await runWaitgraphAsync(['attach', String(p.pid), '--save-dump', saved]);
+      assert.equal(r.code, 1);
+      assert.match(r.stdout, /^Deadlock: /m);
+      // What gdb was asked, and its answer (an LWP of one of the cycle's threads).
+      assert.match(r.stdout, /print \(\(pthread_mutex_t \*\) 0x[0-9a-f]+\)->__data\.__owner/);
+      const lwps = [...r.stdout.matchAll(/Thread [23] \(LWP (\d+)\)/g)].map((m) => m[1]);
+      assert.ok(lwps.length > 0 && lwps.some((l) => r.stdout.includes(`__owner → owner LWP ${l}`) || r.stdout.includes(`__owner = ${l}`)), 'gdb’s answer is shown');
+      assert.match(r.stdout, /evidence: proven/);
+    });
+    const text = readFileSync(saved, 'utf8');
+    assert.match(text, /^Thread 2 \(Thread 0x[0-9a-f]+ \(LWP \d+\) "abba-ab"\):$/m);
+    const again = await runWaitgraphAsync([saved]);
+    assert.equal(again.code, 1, 'the saved text alone: not ok');
+    assert.match(again.stdout, /^Hang: /m);
   });
 });
 
