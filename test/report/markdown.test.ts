@@ -86,3 +86,22 @@ test('a hang (ABBA without owners) draws the whole wait-for graph and says how t
   assert.match(md, /### Waits with no known holder/);
   assert.match(md, /ask gdb: `print \(\(pthread_mutex_t \*\) 0x561c67ba50e0\)->__data.__owner`/);
 });
+
+test('several deadlocks: one numbered section and one Mermaid picture each', async () => {
+  const { renderDump } = await import('../bench/generate.js');
+  const { analyzeText } = await import('./pipeline.js');
+  const { text, plan } = renderDump({ threads: 1000, seed: 7 });
+  const analysis = analyzeText(text);
+  assert.ok(plan.cycles.length >= 2, 'the generator made several cycles');
+  assert.equal(analysis.deadlocks.length, plan.cycles.length);
+  const md = renderMarkdown(analysis);
+  assert.match(md, new RegExp(`^## ${plan.cycles.length} deadlocks found\\n`));
+  for (let i = 1; i <= plan.cycles.length; i++) assert.match(md, new RegExp(`^### ${i}\\. `, 'm'));
+  assert.equal(md.match(/```mermaid/g)?.length, plan.cycles.length);
+  // Each section's picture names exactly its own cycle's threads.
+  const pictures = [...md.matchAll(/```mermaid\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  analysis.deadlocks.forEach((deadlock, i) => {
+    const ids = [...pictures[i]!.matchAll(/^ {2}t(\d+)\(/gm)].map((m) => m[1]);
+    assert.deepEqual(ids, deadlock.threads);
+  });
+});
