@@ -287,13 +287,16 @@ function scanForeignFrame(s: string, at: number, result: FrameBody): FrameBody {
   return result;
 }
 
-/** True when `s[i…]` starts an argument: `NAME=` or `NAME@entry=` with no space before `=`. */
-function startsArg(s: string, i: number): boolean {
+/**
+ * When `s[i…]` starts an argument — `NAME=` or `NAME@entry=`, no space before `=` — the index of
+ * that `=`; otherwise -1.
+ */
+function argEquals(s: string, i: number): number {
   const n = s.length;
   let j = i;
-  if (j >= n) return false;
+  if (j >= n) return -1;
   let c = s.charCodeAt(j);
-  if (!(c === 95 || c === 36 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return false;
+  if (!(c === 95 || c === 36 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return -1;
   j++;
   while (j < n) {
     c = s.charCodeAt(j);
@@ -301,7 +304,11 @@ function startsArg(s: string, i: number): boolean {
     else break;
   }
   if (s.startsWith('@entry', j)) j += 6;
-  return j < n && s.charCodeAt(j) === 61 /* = */;
+  return j < n && s.charCodeAt(j) === 61 /* = */ ? j : -1;
+}
+
+function startsArg(s: string, i: number): boolean {
+  return argEquals(s, i) >= 0;
 }
 
 /**
@@ -314,38 +321,45 @@ export function splitArgs(text: string): FrameArg[] {
   if (text.length === 0 || text === '...') return args;
   let depth = 0;
   let from = 0;
-  const special = ARG_STRUCTURAL;
-  special.lastIndex = 0;
-  while (special.test(text)) {
-    const i = special.lastIndex - 1;
+  let eq = argEquals(text, 0);
+  const structural = ARG_STRUCTURAL;
+  structural.lastIndex = 0;
+  while (structural.test(text)) {
+    const i = structural.lastIndex - 1;
     const c = text.charCodeAt(i);
     if (c === CH_QUOTE) {
-      special.lastIndex = skipString(text, i);
+      structural.lastIndex = skipString(text, i);
     } else if (c === CH_APOS) {
       const end = skipCharLiteral(text, i);
-      if (end > 0) special.lastIndex = end;
+      if (end > 0) structural.lastIndex = end;
     } else if (c === CH_LPAREN || c === CH_LBRACE || c === CH_LBRACK) {
       depth++;
     } else if (c === CH_RPAREN || c === CH_RBRACE || c === CH_RBRACK) {
       if (depth > 0) depth--;
-    } else if (depth === 0 && text.charCodeAt(i + 1) === CH_SPACE && startsArg(text, i + 2)) {
-      args.push(makeArg(text.slice(from, i)));
-      from = i + 2;
+    } else if (depth === 0 && text.charCodeAt(i + 1) === CH_SPACE) {
+      const next = argEquals(text, i + 2);
+      if (next >= 0) {
+        args.push(makeArg(text, from, eq, i));
+        from = i + 2;
+        eq = next;
+      }
     }
   }
-  args.push(makeArg(text.slice(from)));
+  args.push(makeArg(text, from, eq, text.length));
   return args;
 }
 
-function makeArg(piece: string): FrameArg {
-  const eq = piece.indexOf('=');
-  if (eq <= 0 || !startsArg(piece, 0)) return { name: '', value: piece };
-  let name = piece.slice(0, eq);
-  const value = piece.slice(eq + 1);
-  if (name.endsWith('@entry')) {
-    name = name.slice(0, -6);
-    return { name, value, entry: 'only' };
+/** The argument in `text[from, end)` whose name ends at the `=` at `eq` (-1: no name). */
+function makeArg(text: string, from: number, eq: number, end: number): FrameArg {
+  if (eq < 0) return { name: '', value: text.slice(from, end) };
+  if (eq - from > 6 && text.startsWith('@entry', eq - 6)) {
+    return { name: text.slice(from, eq - 6), value: text.slice(eq + 1, end), entry: 'only' };
   }
-  if (value.startsWith(name) && value.startsWith('@entry=', name.length)) return { name, value: value.slice(name.length + 7), entry: 'equal' };
-  return { name, value };
+  const name = text.slice(from, eq);
+  // `sig=sig@entry=6`: the current value equals the entry value.
+  const after = eq + 1 + name.length;
+  if (text.startsWith('@entry=', after) && text.startsWith(name, eq + 1)) {
+    return { name, value: text.slice(after + 7, end), entry: 'equal' };
+  }
+  return { name, value: text.slice(eq + 1, end) };
 }
