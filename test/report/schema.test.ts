@@ -59,3 +59,18 @@ test('the schema rejects what the contract forbids', () => {
     assert.notEqual(reportSchemaErrors(data), '', name);
   }
 });
+
+test('`waitgraph schema` prints the shipped schema, and the package ships it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { ROOT } = await import('../helpers/paths.js');
+  const { runWaitgraph } = await import('../helpers/run-cli.js');
+  const { REPORT_SCHEMA_PATH } = await import('../../src/report/schema/index.js');
+  const result = runWaitgraph(['schema']);
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout, readFileSync(REPORT_SCHEMA_PATH, 'utf8'));
+  assert.deepEqual(JSON.parse(result.stdout), readReportSchema());
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[]; exports: Record<string, string> };
+  const relativePath = 'src/report/schema/report.schema.json';
+  assert.ok(pkg.files.some((entry) => relativePath.startsWith(entry)), 'package.json "files" ships the schema');
+  assert.equal(pkg.exports['./report.schema.json'], `./${relativePath}`);
+});
