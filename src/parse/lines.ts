@@ -9,6 +9,7 @@ import type { ThreadInfo } from '../model/dump.js';
 import { chunkNeedsWork, cleanLine, PagerEffect } from './normalize.js';
 import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './frame-body.js';
 import { parseThreadHeader } from './thread-header.js';
+import { parseLldbFrame, parseLldbThread } from './lldb.js';
 
 /** Line classes; each is one Chevrotain token type in tokens.ts. */
 export const enum Kind {
@@ -48,6 +49,8 @@ export interface LogicalLine extends IToken {
   frame: FrameBody | null;
   /** Its unsplit argument text (Kind.Frame). */
   argsText: string | null;
+  /** Never join continuation lines into this line (LLDB frames are one line each). */
+  noJoin: boolean;
   /** Thread header (Kind.Header). */
   thread: ThreadInfo | null;
   /** Local name / print or prompt command, depending on the kind. */
@@ -102,6 +105,7 @@ function emptyLine(kind: Kind, text: string, line: number): LogicalLine {
     level: -1,
     frame: null,
     argsText: null,
+    noJoin: false,
     thread: null,
     name: null,
     value: null,
@@ -190,6 +194,10 @@ export function classify(text: string, line: number): LogicalLine {
       return ll;
     }
   }
+  if (c === 42 /* * */ || c === 102 /* f */ || c === 116 /* t */) {
+    const lldb = classifyLldb(text, line);
+    if (lldb !== null) return lldb;
+  }
   const t = i === 0 ? text : text.slice(i);
   switch (c) {
     case 40 /* ( */:
@@ -265,6 +273,27 @@ export function decodeMiString(body: string): string {
         return ch ?? '';
     }
   });
+}
+
+/** LLDB `thread #N, …` headers and `frame #N: …` lines, or null. */
+function classifyLldb(text: string, line: number): LogicalLine | null {
+  if (text.includes('frame #')) {
+    const ll = emptyLine(Kind.Frame, text, line);
+    const frame = parseLldbFrame(text, ll);
+    if (frame === null) return null;
+    ll.frame = frame;
+    ll.level = frame.level;
+    ll.noJoin = true;
+    return ll;
+  }
+  if (text.includes('thread #')) {
+    const thread = parseLldbThread(text);
+    if (thread === null) return null;
+    const ll = emptyLine(Kind.Header, text, line);
+    ll.thread = thread;
+    return ll;
+  }
+  return null;
 }
 
 /** Where a second frame record starts inside a frame line (after `=` or `(`), or -1. */
@@ -433,7 +462,7 @@ export class LineReader {
       this.emit(cur);
     }
     const ll = classify(text, line);
-    if (ll.kind === Kind.Frame && ll.frame!.incomplete && text.includes('#', 1)) {
+    if (ll.kind === Kind.Frame && !ll.noJoin && ll.frame!.incomplete && text.includes('#', 1)) {
       const split = this.midlineSplits < MAX_MIDLINE_SPLITS ? midlineFrame(text) : -1;
       if (split > 0) {
         this.midlineSplits++;
@@ -457,6 +486,7 @@ export class LineReader {
   /** Joins `text` into `cur` when it continues it (gdb-format.md §2.5); true when joined. */
   private tryJoin(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
     if (cur.kind === Kind.Frame) {
+      if (cur.noJoin) return false;
       const frame = cur.frame!;
       let i = 0;
       while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;

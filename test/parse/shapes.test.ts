@@ -290,6 +290,15 @@ const rows: Array<[string, (d: Dump) => void]> = [
     assert.equal(f3.args.length, 5);
     assert.deepEqual(d.ownerHints.map((h) => [h.ownerLwp, h.sourceLine, h.continuationLines]), [[19315, 62, [63, 64, 65]]]);
   }],
+  ['lldb-bt-all', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.name, b.thread?.lwp, b.frames.length]), [[1, 'crashy', null, 4], [2, 'julia', null, 3], [3, 'python', 18364, 1]]);
+    const [f0, f1, f2] = frames(d);
+    assert.deepEqual(pick(f0!, 'pc', 'function', 'library'), { pc: '0x00007fff2033a8e1', function: '__pthread_kill', library: 'libsystem_kernel.dylib' });
+    assert.deepEqual(pick(f1!, 'function', 'file', 'line', 'library'), { function: 'main', file: 'main.c', line: 4, library: 'crashy' });
+    assert.deepEqual(f1!.args, [{ name: 'argc', value: '1' }, { name: 'argv', value: '0x00007fffffffe3f8' }]);
+    assert.deepEqual(pick(f2!, 'function', 'inlined'), { function: 'helper', inlined: true });
+    assert.equal(d.backtraces[2]!.truncated, true, 'a bare `frame #0:` is a cut paste');
+  }],
 ];
 
 for (const [name, check] of rows) {
