@@ -9,7 +9,10 @@ import { FIXTURES, FOUNDING } from '../helpers/paths.js';
 import { findDumps } from '../../src/cli/commands/check.js';
 import { foundingAnalysis, okAnalysis } from './build-analysis.js';
 import { analyzeFile } from './pipeline.js';
-import { reportSchemaErrors } from './validators.js';
+import { reportSchemaErrors, sarifSchemaErrors } from './validators.js';
+import { renderSarif } from '../../src/report/sarif.js';
+import { renderDot } from '../../src/report/dot.js';
+import { dotToSvg } from '../../src/report/svg.js';
 
 const report = (analysis: Analysis): Record<string, any> => JSON.parse(renderJson(analysis)) as Record<string, any>;
 
@@ -28,12 +31,16 @@ test('hand-built analyses validate', () => {
   assert.equal(reportSchemaErrors(report(foundingAnalysis())), '');
 });
 
-test('every fixture dump\'s JSON report validates against the shipped schema', async () => {
+test('every fixture dump: JSON report valid against the shipped schema, SARIF valid, DOT renders', async () => {
   const dumps = await fixtureDumps();
   assert.ok(dumps.includes(FOUNDING), 'the founding fixture is among them');
   assert.ok(dumps.some((d) => d.includes(`${join('fixtures', 'live')}`)) || !existsSync(join(FIXTURES, 'live')), 'the live captures are among them');
   for (const dump of dumps) {
-    assert.equal(reportSchemaErrors(report(analyzeFile(dump))), '', dump);
+    const analysis = analyzeFile(dump);
+    assert.equal(reportSchemaErrors(report(analysis)), '', dump);
+    // The same analyses as SARIF, against the SARIF 2.1.0 schema, and as DOT, rendered.
+    assert.equal(sarifSchemaErrors(JSON.parse(renderSarif(analysis, { inputUri: dump }))), '', `${dump} (SARIF)`);
+    assert.match(await dotToSvg(renderDot(analysis)), /<\/svg>\s*$/, `${dump} (DOT renders)`);
   }
 });
 
