@@ -8,6 +8,7 @@
  *   npm run bench -- --quick        100 / 1,000 / 10,000 threads, for trying things
  *   npm run bench -- --runs 5       timed runs per figure (median; default 3)
  *   npm run bench -- --big-runs 3   runs of the largest dump (default 1)
+ *   npm run bench -- --no-attach    without the attach figure (it starts a program and gdb)
  *   npm run bench -- --profile      instead: one CLI run under --cpu-prof on the 30 MB dump
  *                                   (3 MB with --quick), top functions by self and inclusive time
  *
@@ -31,10 +32,11 @@ interface Options {
   bigRuns: number;
   startupRuns: number;
   profile: boolean;
+  attach: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { quick: false, runs: 3, bigRuns: 1, startupRuns: 11, profile: false };
+  const options: Options = { quick: false, runs: 3, bigRuns: 1, startupRuns: 11, profile: false, attach: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const number = (): number => {
@@ -44,10 +46,11 @@ function parseOptions(argv: string[]): Options {
     };
     if (a === '--quick') options.quick = true;
     else if (a === '--profile') options.profile = true;
+    else if (a === '--no-attach') options.attach = false;
     else if (a === '--runs') options.runs = number();
     else if (a === '--big-runs') options.bigRuns = number();
     else if (a === '--startup-runs') options.startupRuns = number();
-    else throw new Error(`unknown option ${a} (known: --quick, --profile, --runs N, --big-runs N, --startup-runs N)`);
+    else throw new Error(`unknown option ${a} (known: --quick, --profile, --no-attach, --runs N, --big-runs N, --startup-runs N)`);
   }
   return options;
 }
@@ -155,10 +158,15 @@ async function guarded<T>(label: string, fn: () => Promise<T>): Promise<T | unde
 
 interface AttachResult {
   ratio?: number;
-  skipped?: string;
-  [key: string]: unknown;
+  cpuRatio?: number;
+  attachMs?: number;
+  gdbMs?: number;
+  threads?: number;
+  runs?: number;
+  skipped?: string | null;
 }
 
+/** The attach figure of issue 4, from test/bench/attach-ratio.ts (the live helper's measurement). */
 async function attachFigure(): Promise<void> {
   const label = 'attach(100 threads) / gdb thread apply all bt';
   const modulePath = new URL('./attach-ratio.js', import.meta.url);
@@ -166,28 +174,29 @@ async function attachFigure(): Promise<void> {
     printUnavailable(label, 'test/bench/attach-ratio.ts not written yet', 'SKIP');
     return;
   }
-  const mod = (await import(modulePath.href)) as { measureAttachRatio?: () => Promise<AttachResult | number | null> | AttachResult | number | null };
+  const mod = (await import(modulePath.href)) as { measureAttachRatio?: () => Promise<AttachResult> };
   if (typeof mod.measureAttachRatio !== 'function') {
     printUnavailable(label, 'attach-ratio.js exports no measureAttachRatio()', 'SKIP');
     return;
   }
   const measure = mod.measureAttachRatio;
+  progress('attach ratio (starts a 100-thread program, attaches gdb) …');
   const result = await guarded(label, async () => await measure());
   if (result === undefined) return;
-  const ratio = typeof result === 'number' ? result : result?.ratio;
-  if (typeof ratio !== 'number') {
-    const why = typeof result === 'object' && result !== null && typeof result.skipped === 'string' ? result.skipped : 'no ratio measured';
-    printUnavailable(label, why, 'SKIP');
+  if (typeof result.skipped === 'string' && result.skipped !== '') {
+    printUnavailable(label, `gdb cannot attach here: ${result.skipped}`, 'SKIP');
     return;
   }
-  const details =
-    typeof result === 'object' && result !== null
-      ? Object.entries(result)
-          .filter(([k, v]) => k !== 'ratio' && (typeof v === 'number' || typeof v === 'string'))
-          .map(([k, v]) => `${k} ${typeof v === 'number' ? v.toFixed(v < 10 ? 2 : 0) : v}`)
-          .join(', ')
-      : '';
-  printFigure(label, ratio, 2, { sense: 'max', limit: 1.3 }, details);
+  if (typeof result.ratio !== 'number' || !Number.isFinite(result.ratio)) {
+    printUnavailable(label, 'no ratio measured', 'ERROR');
+    errors.push(`${label}: no ratio measured`);
+    return;
+  }
+  const parts: string[] = [];
+  if (result.attachMs !== undefined && result.gdbMs !== undefined) parts.push(`${ms(result.attachMs)} vs ${ms(result.gdbMs)}`);
+  if (result.cpuRatio !== undefined && Number.isFinite(result.cpuRatio)) parts.push(`CPU-time ratio ${result.cpuRatio.toFixed(2)}`);
+  if (result.runs !== undefined) parts.push(`median of ${result.runs}`);
+  printFigure(label, result.ratio, 2, { sense: 'max', limit: 1.3 }, parts.join(', '));
 }
 
 // ------------------------------------------------------------------------------------ main
@@ -380,7 +389,8 @@ async function main(): Promise<number> {
     printUnavailable(fp, 'src/parse/index.ts is not built yet', 'SKIP');
   }
 
-  await attachFigure();
+  if (options.attach) await attachFigure();
+  else printUnavailable('attach(100 threads) / gdb thread apply all bt', 'not measured: --no-attach', 'SKIP');
 
   for (const line of figureLines.sort((a, b) => a.order - b.order)) console.log(line.text);
 
