@@ -182,6 +182,8 @@ function dedupe<T>(items: T[]): T[] {
  * Windows paths become `file:///C:/…`, and characters a URI cannot hold are percent-encoded.
  */
 export function toUri(path: string): string {
+  // encodeURI/encodeURIComponent throw on a lone surrogate (a cut UTF-16 pair in a pasted path).
+  path = path.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return encodeURI(decodeSafe(path));
   const windows = /^([a-zA-Z]):[\\/]/.exec(path);
   if (windows) return `file:///${windows[1]}:/${encodePath(path.slice(3).replace(/\\/g, '/'))}`;
