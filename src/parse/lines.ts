@@ -334,7 +334,9 @@ export class LineReader {
   lines = 0;
   /** The input ended without a final line terminator. */
   endedMidLine = false;
-  private buffer = '';
+  /** Text after the last line end, in the pieces it arrived in. */
+  private pending: string[] = [];
+  private pendingLength = 0;
   private crMode = false;
   /** The text being split holds nothing but plain lines (see chunkNeedsWork). */
   private chunkClean = false;
@@ -359,16 +361,24 @@ export class LineReader {
 
   push(chunk: string): void {
     if (chunk.length === 0) return;
-    let buf = this.buffer.length === 0 ? chunk : this.buffer + chunk;
     if (!this.sawNewline && !this.crMode) {
-      if (buf.includes('\n')) this.sawNewline = true;
-      else if (buf.length > 65536 && buf.includes('\r')) this.crMode = true;
-      else {
-        this.buffer = buf;
-        return;
-      }
+      if (chunk.includes('\n')) this.sawNewline = true;
+      else if (this.pendingLength + chunk.length > 65536 && (chunk.includes('\r') || this.pending.some((p) => p.includes('\r')))) this.crMode = true;
     }
     const sep = this.crMode ? '\r' : '\n';
+    if ((!this.sawNewline && !this.crMode) || !chunk.includes(sep)) {
+      // No line ends here: keep the piece (joining now would copy a long line once per chunk).
+      this.pending.push(chunk);
+      this.pendingLength += chunk.length;
+      return;
+    }
+    let buf = chunk;
+    if (this.pending.length > 0) {
+      this.pending.push(chunk);
+      buf = this.pending.join('');
+      this.pending = [];
+      this.pendingLength = 0;
+    }
     this.chunkClean = !chunkNeedsWork(buf);
     let start = 0;
     for (;;) {
@@ -377,23 +387,27 @@ export class LineReader {
       this.physical(buf.slice(start, nl));
       start = nl + 1;
     }
-    buf = start === 0 ? buf : buf.slice(start);
-    // Classic-Mac input ends up here in one piece; a trailing CR may belong to a CRLF split.
-    this.buffer = buf;
+    if (start < buf.length) {
+      this.pending.push(buf.slice(start));
+      this.pendingLength = buf.length - start;
+    }
   }
 
   end(): void {
-    if (!this.sawNewline && !this.crMode && this.buffer.includes('\r')) {
+    let rest = this.pending.join('');
+    this.pending = [];
+    this.pendingLength = 0;
+    if (!this.sawNewline && !this.crMode && rest.includes('\r')) {
+      // Classic-Mac input: CR alone ends lines.
       this.crMode = true;
-      const rest = this.buffer;
-      this.buffer = '';
       this.push(rest);
+      rest = this.pending.join('');
+      this.pending = [];
     }
-    if (this.buffer.length > 0) {
-      const last = this.buffer;
-      this.buffer = '';
+    if (rest.length > 0) {
+      this.chunkClean = false;
       this.endedMidLine = true;
-      this.physical(last);
+      this.physical(rest);
     }
     if (this.cut !== null) {
       const cut = this.cut;
