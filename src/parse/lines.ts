@@ -176,7 +176,10 @@ export function classify(text: string, line: number): LogicalLine {
       return ll;
     }
   }
-  if ((c === 84 /* T */ && text.startsWith('Thread ', i)) || (c === 84 && text.startsWith('Task ID ', i))) {
+  if (
+    (c === 84 /* T */ && (text.startsWith('Thread ', i) || text.startsWith('Task ID ', i) || text.startsWith('TID ', i))) ||
+    (c === 83 /* S */ && text.startsWith('Stack trace of thread ', i))
+  ) {
     const thread = parseThreadHeader(text);
     if (thread !== null) {
       const ll = emptyLine(Kind.Header, text, line);

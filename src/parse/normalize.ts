@@ -27,6 +27,8 @@ const ENTITY_TEXT: Record<string, string> = {
   '&#8203;': '',
   '&#x200b;': '',
 };
+// CI log timestamps (GitHub Actions: `2024-05-01T12:00:00.1234567Z `), before anything else.
+const TIMESTAMP_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? /;
 // E-mail / GitHub quoting, possibly nested: `> `, `> > `, `>> `.
 const QUOTE_PREFIX = /^(?:[ \t]{0,3}>[ ]?)+/;
 // A paste commented out in a script or a Python file: `#     (gdb) bt`, `#     #0  pthread_cond_wait …`.
@@ -100,6 +102,7 @@ export function chunkNeedsWork(text: string): boolean {
 /** Whether a line needs any normalising at all (a handful of native scans, no allocation). */
 function needsWork(raw: string, chunkClean: boolean): boolean {
   if (!chunkClean && TRIGGER.test(raw)) return true;
+  if (raw.charCodeAt(4) === 45 /* - */ && raw.charCodeAt(10) === 84 /* T */ && TIMESTAMP_PREFIX.test(raw)) return true;
   const first = firstNonBlank(raw);
   if (first >= 0) {
     const c = raw.charCodeAt(first);
@@ -138,6 +141,7 @@ export function cleanLine(raw: string, chunkClean = false): CleanLine {
     cr = text.lastIndexOf('\r');
   }
   if (cr >= 0) text = text.slice(cr + 1);
+  if (text.charCodeAt(4) === 45 && text.charCodeAt(10) === 84) text = text.replace(TIMESTAMP_PREFIX, '');
   if (text.includes('\x1b')) text = text.replace(ANSI, '');
   if (text.charCodeAt(0) === 0x1a && text.charCodeAt(1) === 0x1a) {
     // Emacs annotation (`\x1a\x1aframe-begin 0 0x…`): machine chatter, not gdb's text.

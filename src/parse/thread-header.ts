@@ -9,6 +9,8 @@ import type { ThreadInfo } from '../model/dump.js';
 const HEADER = /^\s*Thread (\d+(?:\.\d+)?) \((.*)\)\s*:\s*$/;
 // `Task ID 3:` (Ada `task apply`, GDB ≥ 12).
 const TASK_HEADER = /^\s*Task ID (\d+):\s*$/;
+// systemd-coredump `Stack trace of thread 5679:` and eu-stack `TID 5678:` (kernel thread ids).
+const TID_HEADER = /^\s*(?:Stack trace of thread|TID) (\d+):\s*$/;
 
 // Known target-id prefixes; what follows is an optional `"name"` and an optional `(extra)`.
 const TARGET_PREFIX =
@@ -28,6 +30,11 @@ export function detach(s: string): string {
 export function parseThreadHeader(line: string): ThreadInfo | null {
   const m = HEADER.exec(line);
   if (m === null) {
+    const tid = TID_HEADER.exec(line);
+    if (tid !== null) {
+      const n = Number(tid[1]);
+      return { id: n, gdbId: tid[1]!, ptid: null, lwp: n, name: null, targetId: `LWP ${n}`, extra: null };
+    }
     const t = TASK_HEADER.exec(line);
     if (t === null) return null;
     return { id: Number(t[1]), gdbId: t[1]!, ptid: null, lwp: null, name: null, targetId: `Task ID ${t[1]}`, extra: null };

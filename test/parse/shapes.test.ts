@@ -235,6 +235,11 @@ const rows: Array<[string, (d: Dump) => void]> = [
   ['eu-stack-systemd', (d) => {
     assert.deepEqual(frames(d, 0).map((f) => [f.function, f.library]), [['__lll_lock_wait', '/usr/lib64/libc.so.6'], ['start_thread', '/usr/lib64/libc.so.6']]);
     assert.deepEqual(frames(d, 1).map((f) => [f.function, f.library]), [['??', 'libc.so.6'], ['main', 'app']]);
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.lwp]), [[5678, 5678], [5679, 5679]]);
+  }],
+  ['ci-timestamps', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.lwp, b.frames.length]), [[101, 2]]);
+    assert.deepEqual(d.ignored, [{ line: 4, text: '##[error]Process completed with exit code 124.' }]);
   }],
   ['markdown-fence', (d) => assert.deepEqual([d.backtraces.length, d.backtraces[0]!.startLine, d.backtraces[0]!.endLine], [1, 5, 6])],
   ['session-lines', (d) => {
