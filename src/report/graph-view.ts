@@ -131,11 +131,19 @@ export function wholeGraphView(analysis: Analysis): GraphView {
   }
 
   const edges = new Map<string, ViewEdge>();
+  // Edge keys use small serial numbers, not the node ids: a group id lists every member, and a
+  // fresh key string holding it would be hashed anew for each edge (quadratic with 100,000 waiters).
+  const serial = new Map<string, number>();
+  const serialOf = (id: string): number => {
+    let n = serial.get(id);
+    if (n === undefined) serial.set(id, (n = serial.size));
+    return n;
+  };
   for (const edge of analysis.edges) {
     const from = groupOf.get(edge.from) ?? edge.from;
     const to = groupOf.get(edge.to) ?? edge.to;
     const view: ViewEdge = { from, to, label: edgeVerb(edge), evidence: edge.evidence, inDeadlock: deadlockEdges.has(edge) };
-    const key = `${from}\u0000${to}\u0000${view.label}`;
+    const key = `${serialOf(from)}\u0000${serialOf(to)}\u0000${view.label}`;
     const existing = edges.get(key);
     // A group's members share the edge; it is proven only if every member's is.
     if (existing) {
