@@ -15,7 +15,7 @@ export interface BuilderOptions {
 
 // `p *(pthread_mutex_t *) 0x5555555580a0` → the expression after the command word.
 const PRINT_EXPRESSION = /^(?:p|print|output|call|inspect)(?:\/\w+)?\s+(.*)$/s; // `s`: `.*$` must not fail on U+2028 and backtrack over `\s+`
-const OWNER = /\b(__owner|__cur_writer|Owner ID) = (-?\d+)/;
+const OWNER = /\b(__owner|__cur_writer|Owner ID|Writer ID) = (-?\d+)/;
 
 export class DumpBuilder {
   readonly backtraces: Backtrace[] = [];
@@ -107,10 +107,10 @@ export class DumpBuilder {
     if (line.extra) local.continuationLines = line.extra;
     (frame.locals ??= []).push(local);
     // `bt full` shows a lock's owner when a local is the lock itself: `m = {__data = {…, __owner = 20496, …`.
-    if (local.value.includes('__owner = ') || local.value.includes('__cur_writer = ') || local.value.includes('Owner ID = ')) {
+    if (local.value.includes('__owner = ') || local.value.includes('__cur_writer = ') || local.value.includes('Owner ID = ') || local.value.includes('Writer ID = ')) {
       const m = OWNER.exec(local.value);
       if (m !== null) {
-        const hint: OwnerHint = { expression: detach(local.name), address: null, field: m[1] === '__cur_writer' ? '__cur_writer' : '__owner', ownerLwp: Number(m[2]), sourceLine: line.line };
+        const hint: OwnerHint = { expression: detach(local.name), address: null, field: m[1] === '__cur_writer' || m[1] === 'Writer ID' ? '__cur_writer' : '__owner', ownerLwp: Number(m[2]), sourceLine: line.line };
         if (line.extra) hint.continuationLines = line.extra;
         this.ownerHints.push(hint);
       }
@@ -200,7 +200,7 @@ export class DumpBuilder {
     const hint: OwnerHint = {
       expression,
       address,
-      field: m[1] === '__cur_writer' ? '__cur_writer' : '__owner',
+      field: m[1] === '__cur_writer' || m[1] === 'Writer ID' ? '__cur_writer' : '__owner',
       ownerLwp: Number(m[2]),
       sourceLine: line.line,
     };

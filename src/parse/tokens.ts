@@ -53,7 +53,7 @@ export const allTokens: TokenType[] = [
   OtherLine,
 ];
 
-const OWNER_FIELD = /\b(?:__owner|__cur_writer|Owner ID) = \d/;
+const OWNER_FIELD = /\b(?:__owner|__cur_writer|Owner ID|Writer ID) = \d/;
 
 /** The token type of a logical line. A `$N = …` print is an owner print only if it names an owner. */
 export function tokenTypeOf(line: LogicalLine): TokenType {

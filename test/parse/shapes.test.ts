@@ -229,7 +229,11 @@ const rows: Array<[string, (d: Dump) => void]> = [
       { expression: 'lock2', address: null, field: '__owner', ownerLwp: 20497, sourceLine: 5 },
     ]);
   }],
-  ['rwlock-owner-print', (d) => assert.deepEqual(d.ownerHints, [{ expression: 'table_lock', address: null, field: '__cur_writer', ownerLwp: 31337, sourceLine: 2 }])],
+  ['rwlock-owner-print', (d) =>
+    assert.deepEqual(d.ownerHints, [
+      { expression: 'table_lock', address: null, field: '__cur_writer', ownerLwp: 31337, sourceLine: 2 },
+      { expression: 'cache_lock', address: null, field: '__cur_writer', ownerLwp: 31338, sourceLine: 4 },
+    ])],
   ['plain-bt', (d) => assert.deepEqual([d.backtraces.length, d.backtraces[0]!.thread, d.backtraces[0]!.startLine], [1, null, 1])],
   ['gstack-no-blank-lines', (d) => assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length]), [[2, 2], [1, 2]])],
   ['eu-stack-systemd', (d) => {
