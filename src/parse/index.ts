@@ -63,7 +63,16 @@ export class DumpParser {
     const parser = backtraceParser();
     parser.builder = this.builder;
     parser.input = this.tokens;
-    parser.document();
+    try {
+      parser.document();
+    } catch {
+      // A bug, not an input problem (the grammar accepts every token sequence and the builder
+      // never throws by design). Parsing must not throw: keep every line of the record visible.
+      for (const token of this.tokens) this.builder.other(token);
+      parser.builder = null;
+      this.tokens = [];
+      return;
+    }
     if (parser.errors.length > 0) {
       // The grammar accepts every token sequence; should that ever fail, no line may be lost:
       // what the parser did not reach is handed over as unrecognised lines.
