@@ -7,6 +7,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
 import { compareThreadKeys, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
+import { pluralState } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
 const WIDTH = 100;
@@ -157,8 +158,8 @@ export function countedGroups(threads: ThreadAnalysis[]): string[] {
     groups.set(t.stateText, list);
   }
   return [...groups.entries()].map(([text, list]) => {
-    const keys = list.map((t) => (t.id === null ? t.key : t.key));
-    return list.length === 1 ? `thread ${keys[0]}: ${text}` : `${list.length} threads ${text}: ${keys.join(', ')}`;
+    const keys = list.map((t) => (/^bt@/.test(t.key) ? `backtrace at line ${t.key.slice(3)}` : t.key));
+    return list.length === 1 ? `${/^\d/.test(keys[0] ?? '') ? 'thread ' : ''}${keys[0]}: ${text}` : `${list.length} threads ${pluralState(text)}: ${keys.join(', ')}`;
   });
 }
 

@@ -77,7 +77,7 @@ test('founding report: the text report reads in the order a reader needs', () =>
   assert.match(out, /Thread 7 \(LWP 45436\) waits for the lazy compile of a JIT trampoline, held by Thread 9 \(LWP 45438\)/);
   assert.match(out, /at jl_gc_wait_for_the_world at \S+\/src\/gc\.c:241/);
   assert.match(out, /5 threads parked at a GC safepoint: 1, 3, 4, 5, 6/);
-  assert.match(out, /3 threads idle GC worker: 10, 11, 12/);
+  assert.match(out, /3 threads \(idle GC worker\): 10, 11, 12/);
   assert.match(out, /thread 2: Julia signal listener/);
   const order = ['Cycle', 'Where each thread waits:', 'Why:', 'Fix:', 'Blocked behind the cycle', 'Other threads:', 'Notes:'].map((h) => out.indexOf(h));
   assert.deepEqual([...order].sort((x, y) => x - y), order, 'sections in reading order');
