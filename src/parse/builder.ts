@@ -55,8 +55,8 @@ export class DumpBuilder {
       endLine: lastLineOf(line),
       truncated: false,
       stopReason: null,
-      frames: [],
-      gaps: [],
+      frames: newList(),
+      gaps: newList(),
     };
     this.lastLevel = -1;
     this.lastWasFrame = false;
@@ -66,10 +66,10 @@ export class DumpBuilder {
   frame(line: LogicalLine, first: boolean): void {
     if (first && !this.continues(line.level)) {
       this.finish();
-      this.cur = { thread: this.selected === null ? null : { ...this.selected }, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: [], gaps: [] };
+      this.cur = { thread: this.selected === null ? null : { ...this.selected }, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: newList(), gaps: newList() };
       this.lastLevel = -1;
     } else if (this.cur === null) {
-      this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: [], gaps: [] };
+      this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: newList(), gaps: newList() };
       this.lastLevel = -1;
     }
     this.printCommand = null;
@@ -284,6 +284,17 @@ export class DumpBuilder {
     this.ignored.push({ line: line.line, text: detach(line.text) });
     if (line.extra) for (const extra of line.extra) this.ignored.push({ line: extra, text: '' });
   }
+}
+
+/**
+ * A fresh array for a backtrace's frames or gaps. Not written inline in the Backtrace literal on
+ * purpose: backtraces live to the end, so V8 soon allocates that literal (and arrays nested in
+ * it) straight in the old generation; young frames pushed into an old array then outlive their
+ * backtrace in every minor GC until the next full one, which made GC most of the parse time on
+ * big dumps. An array from its own allocation site stays young while it is short-lived.
+ */
+function newList<T>(): T[] {
+  return [];
 }
 
 /**
