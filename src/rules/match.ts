@@ -5,12 +5,16 @@
  */
 import type { Backtrace, Frame } from '../model/dump.js';
 import { normalizeFunctionName, parseArgValue, type ParsedArgValue } from './normalize.js';
+import { internEpoch } from './pattern.js';
 import type { FrameCondition, LoadedRules, Shape, ThreadRule } from './types.js';
 
 /** A backtrace prepared for matching: normalised names and where the wait primitives end. */
 export interface PreparedStack {
   frames: Frame[];
   names: string[];
+  /** Interned ids of `names` (valid for `epoch`), so patterns can memoise by number. */
+  ids: number[];
+  epoch: number;
   /** Index of the first frame that is not a wait primitive (0 when the top frame is not one). */
   acquireIndex: number;
   /** True when the stack starts with at least one wait primitive. */
@@ -24,22 +28,46 @@ export interface PreparedStack {
  * string objects (whose hashes V8 caches), which keeps the patterns' memo lookups cheap.
  */
 const INTERN_LIMIT = 65536;
-const interned = new Map<string, string>();
+const interned = new Map<string, { name: string; id: number }>();
+const idsByName = new Map<string, number>();
 
-function internName(raw: string): string {
-  let name = interned.get(raw);
-  if (name === undefined) {
-    name = normalizeFunctionName(raw);
-    if (interned.size >= INTERN_LIMIT) interned.clear();
-    interned.set(raw, name);
+function internName(raw: string): { name: string; id: number } {
+  let entry = interned.get(raw);
+  if (entry === undefined) {
+    if (interned.size >= INTERN_LIMIT) {
+      interned.clear();
+      idsByName.clear();
+      internEpoch.value++;
+    }
+    // Keys and names are copied out of the input: a parser string is often a slice that would
+    // keep its whole input chunk alive as long as this table holds it.
+    const name = detach(normalizeFunctionName(raw));
+    let id = idsByName.get(name);
+    if (id === undefined) {
+      id = idsByName.size;
+      idsByName.set(name, id);
+    }
+    entry = { name, id };
+    interned.set(detach(raw), entry);
   }
-  return name;
+  return entry;
+}
+
+/** A flat copy of `s` that does not point into a larger string (V8 copies short slices anyway). */
+function detach(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 export function prepareStack(bt: Pick<Backtrace, 'frames' | 'truncated'>, primitives: FrameCondition[]): PreparedStack {
   const frames = bt.frames;
-  const names = frames.map((f) => internName(f.function));
-  const stack: PreparedStack = { frames, names, acquireIndex: 0, blocked: false, truncated: bt.truncated };
+  const names: string[] = new Array<string>(frames.length);
+  const ids: number[] = new Array<number>(frames.length);
+  frames.forEach((f, i) => {
+    const entry = internName(f.function);
+    names[i] = entry.name;
+    ids[i] = entry.id;
+  });
+  const stack: PreparedStack = { frames, names, ids, epoch: internEpoch.value, acquireIndex: 0, blocked: false, truncated: bt.truncated };
   let i = 0;
   while (i < frames.length && primitives.some((p) => frameMatches(p, stack, i))) i++;
   stack.blocked = i > 0;
@@ -154,7 +182,7 @@ export function frameMatches(cond: FrameCondition, stack: PreparedStack, i: numb
     case 'anywhere':
       break;
   }
-  if (cond.fn && !cond.fn(stack.names[i] as string)) return false;
+  if (cond.fn && !cond.fn(stack.names[i] as string, stack.epoch === internEpoch.value ? stack.ids[i] : undefined)) return false;
   if (cond.library && (frame.library === null || !cond.library(frame.library))) return false;
   if (cond.file && (frame.file === null || !cond.file(frame.file))) return false;
   if (cond.jitCode !== undefined) {

@@ -13,7 +13,15 @@
  */
 import { stripLeadingUnderscores } from './normalize.js';
 
-export type NameTest = (name: string) => boolean;
+/**
+ * Tests a name. `id`, when given, is the name's number in the interning table of match.ts (the
+ * same name always has the same id within one `internEpoch`); memoised tests then look the answer
+ * up in an array instead of hashing the string.
+ */
+export type NameTest = (name: string, id?: number) => boolean;
+
+/** Bumped by match.ts when it clears its interning table, so id-indexed memos start over. */
+export const internEpoch = { value: 0 };
 
 /** The pattern as written in a rule file, after schema validation. */
 export interface NamePatternSpec {
@@ -75,7 +83,26 @@ const MEMO_LIMIT = 4096;
  */
 function memoize(test: NameTest): NameTest {
   const cache = new Map<string, boolean>();
-  return (name) => {
+  // By interned id: 0 unknown, 1 false, 2 true.
+  let byId = new Uint8Array(256);
+  let epoch = internEpoch.value;
+  return (name, id) => {
+    if (id !== undefined) {
+      if (epoch !== internEpoch.value) {
+        byId = new Uint8Array(256);
+        epoch = internEpoch.value;
+      }
+      if (id >= byId.length) {
+        const grown = new Uint8Array(Math.max(id + 1, byId.length * 2));
+        grown.set(byId);
+        byId = grown;
+      }
+      const known = byId[id] as number;
+      if (known !== 0) return known === 2;
+      const answer = test(name);
+      byId[id] = answer ? 2 : 1;
+      return answer;
+    }
     let hit = cache.get(name);
     if (hit === undefined) {
       hit = test(name);
