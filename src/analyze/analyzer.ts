@@ -261,7 +261,7 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
   const byId = new Map<number, string>();
   for (const w of works) {
     if (w.analysis.lwp !== null) byLwp.set(w.analysis.lwp, w.key);
-    if (w.analysis.ptid !== null) byPtid.set(normalizeAddress(w.analysis.ptid), w.key);
+    if (w.analysis.ptid !== null) byPtid.set(ptidKey(w.analysis.ptid), w.key);
     if (w.analysis.id !== null && !byId.has(w.analysis.id)) byId.set(w.analysis.id, w.key);
   }
   for (const fact of facts) {
@@ -269,7 +269,7 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
     const key =
       (h.threadId !== undefined ? byId.get(h.threadId) : undefined) ??
       (h.lwp !== undefined ? byLwp.get(h.lwp) : undefined) ??
-      (h.ptid !== undefined ? byPtid.get(normalizeAddress(h.ptid)) : undefined);
+      (h.ptid !== undefined ? byPtid.get(ptidKey(h.ptid)) : undefined);
     const resource = normalizeResourceId(fact.resource);
     if (key === undefined) {
       const who = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
@@ -292,6 +292,16 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
       description: `as memory shows (${fact.query ? `${fact.query} → ` : ''}${h.lwp !== undefined ? `owner LWP ${h.lwp}` : h.ptid !== undefined ? `owner pthread ${h.ptid}` : `owner thread ${h.threadId}`})`,
     });
   }
+}
+
+/**
+ * A pthread_t as a lookup key: gdb prints it in hex in thread headers but as a decimal number in
+ * values (`thread_id = 140737351583488`, `threadid=…`), so both forms meet here.
+ */
+function ptidKey(ptid: string): string {
+  const t = ptid.trim();
+  if (/^\d+$/.test(t)) return `0x${BigInt(t).toString(16)}`;
+  return normalizeAddress(t);
 }
 
 /** `mutex:0x0000AB` → `mutex:0xab`. */

@@ -100,3 +100,21 @@ test('a headerless backtrace matching two threads is not merged, and says so', (
   assert.ok(a.notes.some((n) => /matches the top frames of 2 threads \(1, 2\)/.test(n)));
   assert.ok(a.threads.some((t) => t.key.startsWith('bt@')));
 });
+
+test('a holder given as a pthread_t, in hex or in decimal, maps to the thread with that header', () => {
+  const d = abba();
+  const ptid1 = d.backtraces[0]!.thread!.ptid!;
+  const ptid2 = d.backtraces[1]!.thread!.ptid!;
+  for (const [h1, h2] of [
+    [ptid1, ptid2],
+    [BigInt(ptid1).toString(10), BigInt(ptid2).toString(10)],
+  ]) {
+    const facts: OwnerFact[] = [
+      { resource: 'mutex:0x555555558040', holder: { ptid: h2 }, origin: 'gdb', query: null, answer: null, sourceLine: null },
+      { resource: 'mutex:0x555555558080', holder: { ptid: h1 }, origin: 'gdb', query: null, answer: null, sourceLine: null },
+    ];
+    const a = analyze(d, { rules, facts });
+    assert.equal(a.verdict, 'deadlock', `${h1}`);
+    assert.deepEqual(a.deadlocks[0]?.threads, ['1', '2']);
+  }
+});
