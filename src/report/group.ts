@@ -249,3 +249,35 @@ export function pluralState(stateText: string): string {
   const singular = /(sh|ch|x|z)es$/.test(word) ? word.slice(0, -2) : word.slice(0, -1);
   return `${singular}${rest}`;
 }
+
+/**
+ * Groups in reading order: first the ones holding a deadlocked or hung thread (what the reader
+ * came for), then the rest, each part by lowest thread number.
+ */
+export function groupsByImportance(analysis: Analysis, groups: readonly ThreadGroup[]): ThreadGroup[] {
+  const important = new Set<ThreadKey>(analysis.hung);
+  for (const deadlock of analysis.deadlocks) for (const key of deadlock.threads) important.add(key);
+  const first: ThreadGroup[] = [];
+  const rest: ThreadGroup[] = [];
+  for (const group of groups) (group.threads.some((key) => important.has(key)) ? first : rest).push(group);
+  return [...first, ...rest];
+}
+
+/** A group's shared stack as display lines: its backtrace, then any headerless `bt` merged into it. */
+export function groupStackLines(group: ThreadGroup): string[] {
+  const lines: string[] = [];
+  group.backtraces.forEach((backtrace, index) => {
+    if (index > 0) lines.push('', `(gdb) bt    # headerless backtrace at line ${backtrace.startLine}, merged into this thread`);
+    for (const line of formatBacktrace(backtrace)) lines.push(line);
+  });
+  return lines;
+}
+
+/**
+ * The text report's stack section: each group's title, then its shared stack indented, groups in
+ * `groupsByImportance` order. Plain lines; the text reporter adds colour.
+ */
+export function groupedStackSection(analysis: Analysis, mode: GroupMode): Array<{ title: string; stack: string[] }> {
+  return groupsByImportance(analysis, groupThreads(analysis, mode)).map((group) => ({ title: groupTitle(group), stack: groupStackLines(group) }));
+}
+

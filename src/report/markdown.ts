@@ -18,7 +18,7 @@ import {
   threadTitle,
   verdictLine,
 } from './cycle-view.js';
-import { formatBacktrace, groupThreads, groupTitle, threadBacktraces, type GroupMode } from './group.js';
+import { groupStackLines, groupThreads, groupTitle, groupsByImportance, type GroupMode } from './group.js';
 import { mermaidForDeadlock, renderMermaid } from './mermaid.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
@@ -67,12 +67,8 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
 
   out.push('### Threads', '');
   // The deadlock's and hung threads' stacks first: they are what the reader came for.
-  const important = new Set([...analysis.deadlocks.flatMap((d) => d.threads), ...analysis.hung]);
-  const groups = groupThreads(analysis, options.group ?? 'functions');
-  const ordered = [...groups.filter((g) => g.threads.some((k) => important.has(k))), ...groups.filter((g) => !g.threads.some((k) => important.has(k)))];
-  for (const group of ordered) {
-    const representative = threads.get(group.representative)!;
-    for (const line of detailsBlock(groupTitle(group), stackLines(analysis, representative))) out.push(line); // no spread: a stack can be 100,000s of lines
+  for (const group of groupsByImportance(analysis, groupThreads(analysis, options.group ?? 'functions'))) {
+    for (const line of detailsBlock(groupTitle(group), groupStackLines(group))) out.push(line); // no spread: a stack can be 100,000s of lines
   }
 
   out.push('### Input', '');
@@ -116,15 +112,6 @@ function deadlockSection(
   }
   out.push(`<sub>Rules: ${deadlock.rules.map((id) => code(id)).join(', ')}</sub>`, '');
   return out;
-}
-
-function stackLines(analysis: Analysis, thread: ThreadAnalysis): string[] {
-  const lines: string[] = [];
-  threadBacktraces(analysis.dump, thread).forEach((backtrace, index) => {
-    if (index > 0) lines.push('', `(gdb) bt    # headerless backtrace at line ${backtrace.startLine}, merged into this thread`);
-    for (const line of formatBacktrace(backtrace)) lines.push(line);
-  });
-  return lines;
 }
 
 function detailsBlock(summary: string, body: string[]): string[] {

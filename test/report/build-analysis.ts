@@ -205,7 +205,7 @@ export function foundingAnalysis(): Analysis {
   const threads: ThreadAnalysis[] = [
     ...[12, 11, 10].map((id) => thread({ key: String(id), lwp: lwpOf(id), state: 'gc-mark-idle', stateText: 'idle GC mark threads', backtrace: bt(id) })),
     thread({ key: '9', lwp: 45438, state: 'gc-initiator', stateText: 'runs a GC and waits for the world to stop', backtrace: bt(9), merged: [headerless], waitsFor: ['julia:gc-stop'], holds: ['orc:lazy-compile'], rules: ['julia-gc-wait-for-the-world', 'orc-trampoline-compiling'], acquireSite: site9 }),
-    ...[8, 7].map((id) => thread({ key: String(id), lwp: lwpOf(id), state: 'gc-unsafe-blocked', stateText: 'wait for a JIT lazy compile while GC-unsafe', backtrace: bt(id), waitsFor: ['orc:lazy-compile'], holds: ['julia:gc-stop'], rules: ['orc-trampoline-reenter', 'julia-gc-unsafe-native-wait'], acquireSite: id === 7 ? site7 : site8 })),
+    ...[8, 7].map((id) => thread({ key: String(id), lwp: lwpOf(id), state: 'gc-unsafe-blocked', stateText: 'waits for a JIT lazy compile while GC-unsafe', backtrace: bt(id), waitsFor: ['orc:lazy-compile'], holds: ['julia:gc-stop'], rules: ['orc-trampoline-reenter', 'julia-gc-unsafe-native-wait'], acquireSite: id === 7 ? site7 : site8 })),
     ...[6, 5, 4, 3, 1].map((id) => thread({ key: String(id), lwp: lwpOf(id), state: 'gc-parked', stateText: 'parked at a GC safepoint', backtrace: bt(id), waitsFor: ['thread:9'], rules: ['julia-safepoint-wait-gc'], acquireSite: ref(dump, bt(id), id === 1 ? 2 : 3) })),
     thread({ key: '2', lwp: 45431, state: 'idle', stateText: 'waits for signals', backtrace: bt(2) }),
   ];

@@ -103,3 +103,21 @@ test('cut-off stacks chain into the longest stack that starts with them', () => 
     assert.deepEqual(summary(analysis, mode), ['1,2,3,4', '5', '6'], mode);
   }
 });
+
+test('groupedStackSection: deadlocked threads first, each shared stack once', async () => {
+  const { groupedStackSection } = await import('../../src/report/group.js');
+  const section = groupedStackSection(foundingAnalysis(), 'functions');
+  assert.deepEqual(
+    section.map((s) => s.title),
+    [
+      '2 threads wait for a JIT lazy compile while GC-unsafe: 7, 8',
+      'thread 9: runs a GC and waits for the world to stop',
+      '5 threads parked at a GC safepoint: 1, 3, 4, 5, 6',
+      'thread 2: waits for signals',
+      '3 threads (idle GC mark threads): 10, 11, 12',
+    ],
+  );
+  const nine = section[1]!.stack;
+  assert.match(nine[0]!, /^#0  jl_gc_wait_for_the_world /);
+  assert.ok(nine.some((line) => /^\(gdb\) bt {4}# headerless backtrace at line \d+, merged into this thread$/.test(line)));
+});
