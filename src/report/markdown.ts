@@ -65,6 +65,24 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     out.push('');
   }
 
+  if (analysis.facts.length > 0) {
+    out.push('### Lock owners', '');
+    for (const fact of analysis.facts) {
+      const holder = [
+        fact.holder.threadId !== undefined ? `thread ${fact.holder.threadId}` : null,
+        fact.holder.lwp !== undefined ? `LWP ${fact.holder.lwp}` : null,
+        fact.holder.ptid !== undefined ? `pthread ${fact.holder.ptid}` : null,
+      ].filter((part): part is string => part !== null);
+      let line = `- ${code(fact.resource)} is held by ${escapeText(holder.join(', '))}`;
+      line += fact.origin === 'gdb' ? ' (asked of gdb' : ' (printed in the dump';
+      if (fact.sourceLine !== null) line += ` at line ${fact.sourceLine}`;
+      line += ')';
+      if (fact.query) line += `: ${code(fact.query)}${fact.answer !== null ? ` → ${code(fact.answer)}` : ''}`;
+      out.push(line);
+    }
+    out.push('');
+  }
+
   out.push('### Threads', '');
   // The deadlock's and hung threads' stacks first: they are what the reader came for.
   for (const group of groupsByImportance(analysis, groupThreads(analysis, options.group ?? 'functions'))) {

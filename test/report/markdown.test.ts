@@ -105,3 +105,13 @@ test('several deadlocks: one numbered section and one Mermaid picture each', asy
     assert.deepEqual(ids, deadlock.threads);
   });
 });
+
+test('owner facts are listed with the gdb query that proved them', () => {
+  const analysis = foundingAnalysis();
+  analysis.facts = [
+    { resource: 'mutex:0x55d0c0', holder: { lwp: 6170, threadId: 2 }, origin: 'gdb', query: 'print ((pthread_mutex_t *) 0x55d0c0)->__data.__owner', answer: '$1 = 6170', sourceLine: null },
+    { resource: 'mutex:0x55d0e0', holder: { lwp: 6171 }, origin: 'text', query: null, answer: null, sourceLine: 40 },
+  ];
+  const md = renderMarkdown(analysis);
+  assert.match(md, /### Lock owners\n\n- `mutex:0x55d0c0` is held by thread 2, LWP 6170 \(asked of gdb\): `print \(\(pthread_mutex_t \*\) 0x55d0c0\)->__data.__owner` → `\$1 = 6170`\n- `mutex:0x55d0e0` is held by LWP 6171 \(printed in the dump at line 40\)\n/);
+});
