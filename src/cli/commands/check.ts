@@ -146,7 +146,8 @@ function readSidecar(path: string, shownPath: string): Expectation | null {
 
 /** The same reading and analysis as `waitgraph analyze FILE`, so check says what analyze says. */
 async function analyzeFile(path: string, io: CliIO, rules: LoadedRules | undefined): Promise<Analysis> {
-  const analysis = await analyzeStream(readInputChunks(path, io), rules ? { rules } : {});
+  // Only the verdict and the cycles are compared, so frames are dropped as they are analysed.
+  const analysis = await analyzeStream(readInputChunks(path, io), { keepFrames: false, ...(rules ? { rules } : {}) });
   if (analysis.stats.backtraces === 0) throw new InputError(`no gdb backtrace found in ${relative(io.cwd, path) || path}`);
   return analysis;
 }
@@ -174,7 +175,7 @@ export async function checkDumps(
       row.got = expectationOf(await analyzeFile(dump, io, options.rules));
       if (options.update) {
         const unchanged = row.expected !== null && sameExpectation(row.expected, row.got);
-        if (!unchanged) writeFileSync(sidecar, formatSidecar(row.got));
+        if (!unchanged) writeSidecar(sidecar, sidecarShown, row.got);
         row.status = unchanged ? 'match' : 'updated';
         row.expected = row.got;
       } else {
@@ -188,6 +189,14 @@ export async function checkDumps(
   }
   onProgress(dumps.length, dumps.length, '');
   return rows;
+}
+
+function writeSidecar(path: string, shownPath: string, expectation: Expectation): void {
+  try {
+    writeFileSync(path, formatSidecar(expectation));
+  } catch (error) {
+    throw new InputError(`cannot write ${shownPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
 
 /** `{"verdict": "deadlock", "cycles": [[7, 8, 9]]}`: one line, as people write it by hand. */
