@@ -202,7 +202,8 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   const acquireNames = new Map(works.map((w) => [w.key, w.primary.acquireName]));
   const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
   const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
-  const hang = findHang({ edges, waits, threads, inDeadlock });
+  const timedThreads = new Set(works.filter((w) => w.fired.some((f) => f.rule.effect.timed === true)).map((w) => w.key));
+  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads });
   const unresolved: UnresolvedWait[] = hang.unresolved;
   const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
   if (wholeProcessLooksHung(works.map((w) => ({ blocked: w.analysis.blocked, timed: w.fired.some((f) => f.rule.effect.timed === true) })))) notes.push(WHOLE_PROCESS_HUNG_NOTE);
@@ -216,7 +217,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     unresolved,
     facts,
     notes,
-    ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind } : {}),
+    ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
     stats: {
       lines: dump.stats.lines,
       backtraces: dump.stats.backtraces,

@@ -125,18 +125,23 @@ export interface HangInput {
   waits: WaitInfo[];
   threads: ThreadAnalysis[];
   inDeadlock: Set<ThreadKey>;
+  /** Threads a rule says wait with a time limit (sleeps, timed waits). */
+  timedThreads: Set<ThreadKey>;
 }
 
 export interface HangResult {
   hung: ThreadKey[];
+  reasons: Array<{ thread: ThreadKey; text: string }>;
   blockedBehind: ThreadKey[];
   unresolved: UnresolvedWait[];
 }
 
 /**
  * A thread hangs when it waits, with no time limit and not as an idle pool thread, on a lock-like
- * resource whose holder is not in the dump, or whose holder is itself blocked in a wait no rule
- * explains. Those waits (holder unknown) are also the unresolved waits, with their gdb query.
+ * resource whose holder is not in the dump, or whose holder (or, for an all-of wait, a thread it
+ * waits for) is itself blocked in a wait nothing in the dump can end. `hung` lists those root
+ * waiters; the threads behind them come separately. Waits with an unknown holder are also the
+ * unresolved waits, with their gdb query.
  */
 export function findHang(input: HangInput): HangResult {
   const threads = new Map(input.threads.map((t) => [t.key, t]));
@@ -148,7 +153,30 @@ export function findHang(input: HangInput): HangResult {
     else holders.set(e.from, [nodeKey(e.to)]);
   }
   const hung = new Set<ThreadKey>();
+  const reasons = new Map<ThreadKey, string[]>();
+  const because = (key: ThreadKey, text: string): void => {
+    hung.add(key);
+    const list = reasons.get(key) ?? [];
+    if (!list.includes(text)) list.push(text);
+    reasons.set(key, list);
+  };
   const unresolved: UnresolvedWait[] = [];
+  const waitingThreads = new Set<ThreadKey>();
+  for (const e of input.edges) if (e.kind !== 'holds' && !e.timed) waitingThreads.add(nodeKey(e.from));
+  /**
+   * A holder that will not release: blocked in a wait with no time limit that no rule turns into a
+   * wait edge (so nothing in the dump can wake it), e.g. `read()` in a foreign call.
+   */
+  const deadEnded = (key: ThreadKey): boolean => {
+    const t = threads.get(key);
+    return t !== undefined && t.blocked === true && !waitingThreads.has(key) && !input.timedThreads.has(key);
+  };
+  const stuckText = (key: ThreadKey): string => {
+    const t = threads.get(key);
+    const where = t?.acquireSite ? ` in ${t.acquireSite.function}` : '';
+    const state = t && t.state !== 'waiting' && t.state !== 'unknown' ? ` (${t.stateText})` : '';
+    return `${threadName(t, key)}, which is blocked${where}${state} with nothing in the dump to wake it`;
+  };
   for (const w of input.waits) {
     const e = w.edge;
     const key = nodeKey(e.from);
@@ -165,14 +193,21 @@ export function findHang(input: HangInput): HangResult {
         gdbCommand: w.ownerQuery,
         ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
       });
-      if (!input.inDeadlock.has(key)) hung.add(key);
+      if (!input.inDeadlock.has(key)) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
       continue;
     }
-    const ownerStuck = owners.every((o) => {
-      const t = threads.get(o);
-      return t !== undefined && o !== key && t.state === 'waiting' && t.blocked === true && !t.idle;
-    });
-    if (ownerStuck && !input.inDeadlock.has(key)) hung.add(key);
+    if (!input.inDeadlock.has(key) && owners.every((o) => o !== key && deadEnded(o))) {
+      because(key, `${e.description}, held by ${owners.map((o) => stuckText(o)).join(' and ')}`);
+    }
+  }
+  // An all-of wait (the GC waiting for every GC-unsafe thread) hangs when a thread it waits for
+  // is blocked with nothing that could wake it: a foreign call blocked while GC-unsafe.
+  for (const e of input.edges) {
+    if (e.kind !== 'waits-thread' || e.timed) continue;
+    const key = nodeKey(e.from);
+    const thread = threads.get(key);
+    if (!thread || thread.idle || input.inDeadlock.has(key)) continue;
+    if (deadEnded(nodeKey(e.to))) because(key, `${e.description}, but ${stuckText(nodeKey(e.to))}`);
   }
   // Threads that wait, directly or through others, on a hung thread.
   const incoming = new Map<string, string[]>();
@@ -194,5 +229,11 @@ export function findHang(input: HangInput): HangResult {
     }
   }
   unresolved.sort((a, b) => compareThreadKeys(a.thread, b.thread) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
-  return { hung: [...hung].sort(compareThreadKeys), blockedBehind: behind.sort(compareThreadKeys), unresolved };
+  const hungList = [...hung].sort(compareThreadKeys);
+  return {
+    hung: hungList,
+    reasons: hungList.flatMap((k) => (reasons.get(k) ?? []).map((text) => ({ thread: k, text }))),
+    blockedBehind: behind.sort(compareThreadKeys),
+    unresolved,
+  };
 }

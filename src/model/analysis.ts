@@ -178,6 +178,8 @@ export interface Analysis {
   notes: string[];
   /** For verdict `hang`: threads not in `hung` that wait, directly or transitively, on a hung thread. */
   hangBlockedBehind?: ThreadKey[];
+  /** Why each `hung` thread cannot go on, one sentence each, in `hung` order. */
+  hangReasons?: Array<{ thread: ThreadKey; text: string }>;
   stats: AnalysisStats;
   /** The parsed input, so reporters can print stacks. */
   dump: Dump;

@@ -16,6 +16,8 @@ export interface JsonReport {
   hung: JsonThreadRef[];
   /** For verdict `hang`: threads that wait, directly or through others, on a hung thread. */
   blockedBehindHang: JsonThreadRef[];
+  /** For verdict `hang`: why each hung thread cannot go on. */
+  hangReasons: Array<{ thread: JsonThreadRef; text: string }>;
   threads: JsonThread[];
   edges: JsonEdge[];
   unresolved: JsonUnresolved[];
@@ -113,6 +115,7 @@ export function toJsonReport(analysis: Analysis): JsonReport {
     })),
     hung: analysis.hung.map(threadRef),
     blockedBehindHang: (analysis.hangBlockedBehind ?? []).map(threadRef),
+    hangReasons: (analysis.hangReasons ?? []).map((r) => ({ thread: threadRef(r.thread), text: r.text })),
     threads: analysis.threads.map((t: ThreadAnalysis) => ({
       id: threadRef(t.key),
       lwp: t.lwp,

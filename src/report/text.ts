@@ -126,18 +126,11 @@ function evidenceTag(wait: Edge, hold: Edge | null): string {
 
 function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>, c: ChalkInstance): string[] {
   const out: string[] = [c.bold('Waits that cannot end:')];
-  const hung = new Set(analysis.hung);
-  const byThread = new Map<ThreadKey, string[]>();
-  for (const u of analysis.unresolved) {
-    if (!hung.has(u.thread)) continue;
-    const list = byThread.get(u.thread) ?? [];
-    list.push(`${u.description}, and no thread in the dump holds it (${u.resource})`);
-    byThread.set(u.thread, list);
-  }
+  const reasons = analysis.hangReasons ?? [];
   for (const key of analysis.hung) {
     const t = threads.get(key);
-    const reasons = byThread.get(key) ?? [`${t?.stateText ?? 'waits'}, and the holder is itself blocked`];
-    for (const r of reasons) out.push(...wrap(`${name(t, key)} ${r}`, '  ', '      '));
+    const mine = reasons.filter((r) => r.thread === key).map((r) => r.text);
+    for (const r of mine.length > 0 ? mine : [t?.stateText ?? 'waits']) out.push(...wrap(`${name(t, key)} ${r}`, '  ', '      '));
     if (t?.acquireSite) out.push(`      at ${siteText(t.acquireSite)}`);
   }
   const behind = (analysis.hangBlockedBehind ?? []).map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
