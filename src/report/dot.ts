@@ -10,6 +10,8 @@ import { wholeGraphView, type GraphView } from './graph-view.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
 const RED = '#d62728';
+/** Read under the title, so a picture pasted alone still says how to read it. */
+const LEGEND = 'red: the deadlock · dashed: inferred from frame rules · solid: shown by the dump';
 
 export function renderDot(analysis: Analysis): string {
   analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
@@ -19,7 +21,7 @@ export function renderDot(analysis: Analysis): string {
 export function dotFromView(view: GraphView, title: string): string {
   const lines = [
     'digraph waitgraph {',
-    `  graph [rankdir=LR, label=${quote(title)}, labelloc=t, fontname="Helvetica", fontsize=14, nodesep=0.4, ranksep=0.6];`,
+    `  graph [rankdir=LR, label=${quote(`${title}\n${LEGEND}`)}, labelloc=t, fontname="Helvetica", fontsize=14, nodesep=0.4, ranksep=0.6];`,
     '  node [fontname="Helvetica", fontsize=11];',
     '  edge [fontname="Helvetica", fontsize=9];',
   ];

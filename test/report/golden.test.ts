@@ -4,6 +4,7 @@
  * `UPDATE_GOLDEN=1 npm test` rewrites them and lists what changed; review the diff like code.
  * SVG is kept for the founding report only (the README shows it); the live dumps' pictures are
  * covered by their DOT goldens, since the SVG is Graphviz's rendering of exactly that DOT.
+ * `GOLDEN_FORMATS=dot,svg` limits a run or an update to the formats named.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,8 @@ import { FIXTURES, FOUNDING, ROOT } from '../helpers/paths.js';
 import { analyzeFile } from './pipeline.js';
 
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
+/** `GOLDEN_FORMATS=dot,svg` narrows a run (and an update) to some formats. */
+const ONLY = process.env['GOLDEN_FORMATS']?.split(',').map((f) => f.trim()).filter(Boolean) ?? null;
 const GOLDEN = join(FIXTURES, 'golden');
 const plain = new Chalk({ level: 0 });
 
@@ -59,6 +62,7 @@ for (const c of cases()) {
     const inputUri = relative(ROOT, c.input).split('\\').join('/');
     for (const format of FORMATS) {
       if (FOUNDER_ONLY.has(format) && !c.founder) continue;
+      if (ONLY && !ONLY.includes(format)) continue;
       const render = async (a: Analysis): Promise<string> => reporters[format](a, { chalk: plain, input: inputUri });
       const actual = await render(analysis);
       // Deterministic: a second run over a fresh analysis gives the same bytes.
