@@ -112,6 +112,12 @@ export interface Backtrace {
   stopReason: string | null;
   frames: Frame[];
   gaps: FrameGap[];
+  /**
+   * Where the backtrace came from when it is not a real backtrace: `info-threads` for a row of an
+   * `info threads` table (only the thread's current frame; `truncated` is true). Absent otherwise.
+   * Such rows are kept only for threads no real backtrace in the input shows.
+   */
+  source?: 'info-threads';
 }
 
 /**

@@ -37,6 +37,13 @@ export class DumpBuilder {
    * signal …`): a plain `bt` after it shows that thread's stack. A thread header clears it.
    */
   private selected: ThreadInfo | null = null;
+  /**
+   * `info threads` rows, as one-frame backtraces. They are handed out at the end, and only for
+   * threads no real backtrace showed (a paste often holds both the table and the full stacks).
+   */
+  private rows: Array<{ bt: Backtrace; line: LogicalLine }> = [];
+  /** gdb ids of the threads the handed-out backtraces belong to. */
+  private seenThreads = new Set<string>();
 
   constructor(private readonly options: BuilderOptions = {}) {}
 
@@ -184,6 +191,31 @@ export class DumpBuilder {
     this.ignoreLine(line);
   }
 
+  threadRow(line: LogicalLine): void {
+    this.finish();
+    this.printCommand = null;
+    const frames: Frame[] = [];
+    const frame = line.frame;
+    if (frame !== null) {
+      frame.level = 0;
+      frame.sourceLine = line.line;
+      frame.args = line.argsText === null || line.argsText.length === 0 ? [] : splitArgs(line.argsText);
+      if (line.extra) frame.continuationLines = line.extra;
+      frames.push(frame);
+    }
+    const bt: Backtrace = {
+      thread: line.thread,
+      startLine: line.line,
+      endLine: lastLineOf(line),
+      truncated: true,
+      stopReason: null,
+      frames,
+      gaps: newList(),
+      source: 'info-threads',
+    };
+    this.rows.push({ bt, line });
+  }
+
   prompt(line: LogicalLine): void {
     this.finish();
     const m = PRINT_EXPRESSION.exec(line.name ?? '');
@@ -228,6 +260,7 @@ export class DumpBuilder {
     this.cur = null;
     this.lastLevel = -1;
     this.lastWasFrame = false;
+    if (bt.thread !== null) this.seenThreads.add(bt.thread.gdbId);
     const index = this.emitted++;
     this.backtraces.push(bt);
     this.options.onBacktrace?.(bt, index);
@@ -246,6 +279,16 @@ export class DumpBuilder {
   end(endedMidLine: boolean): void {
     if (endedMidLine && this.lastWasFrame && this.cur !== null) this.cur.truncated = true;
     this.finish();
+    for (const { bt, line } of this.rows) {
+      if (this.seenThreads.has(bt.thread!.gdbId)) {
+        this.ignoreLine(line);
+        continue;
+      }
+      this.cur = bt;
+      this.frameCount += bt.frames.length;
+      this.finish();
+    }
+    this.rows = [];
   }
 
   ignoreRaw(line: number, text: string): void {

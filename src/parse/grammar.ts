@@ -22,6 +22,7 @@ import {
   QuitLine,
   ThreadHeader,
   ThreadSwitch,
+  InfoThreadsRow,
 } from './tokens.js';
 import type { LogicalLine } from './lines.js';
 
@@ -212,6 +213,15 @@ export class BacktraceParser extends EmbeddedActionsParser {
   });
 
   /**
+   * `* 1    Thread 0x7ffff7d8a740 (LWP 5150) "app"     0x00007ffff7e8e7ed in __pthread_clockjoin_ex () from /lib/libc.so.6`:
+   * a thread and its current frame, kept for threads no backtrace shows.
+   */
+  infoThreadsRow = this.RULE('infoThreadsRow', () => {
+    const token = this.CONSUME(InfoThreadsRow);
+    this.act?.threadRow(payload(token));
+  });
+
+  /**
    * A line outside any backtrace: prose (`The two locks involved are:`), prompts, prints, and
    * stray locals or trailers (the builder attaches those to a backtrace left open at a record seam).
    */
@@ -221,6 +231,7 @@ export class BacktraceParser extends EmbeddedActionsParser {
         { ALT: () => this.SUBRULE(this.prompt) },
         { ALT: () => this.SUBRULE(this.ownerPrint) },
         { ALT: () => this.SUBRULE(this.threadSwitch) },
+        { ALT: () => this.SUBRULE(this.infoThreadsRow) },
         { ALT: () => this.SUBRULE(this.locals) },
         { ALT: () => this.SUBRULE(this.elision) },
         { ALT: () => this.SUBRULE(this.trailer) },

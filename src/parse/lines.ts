@@ -25,6 +25,7 @@ export const enum Kind {
   Prompt,
   Print,
   Switch,
+  ThreadRow,
   Noise,
   Other,
 }
@@ -278,6 +279,32 @@ export function decodeMiString(body: string): string {
   });
 }
 
+// `info threads` (gdb-format.md §3.7): the column header, and one row per thread:
+// `* 1    Thread 0x7ffff7d8a740 (LWP 5150) "app"     0x00007ffff7e8e7ed in __pthread_clockjoin_ex () from /lib/libc.so.6`
+const INFO_THREADS_HEADER = /^[ \t]*Id[ \t]+Target[ \t]+Id[ \t]+Frame[ \t]*$/;
+const INFO_THREADS_COMMAND = /^(?:info|i)[ \t]+th(?:r|re|rea|read|reads)?\b/;
+const INFO_THREADS_ROW =
+  /^[ \t]*(?:\*[ \t]+)?(\d+(?:\.\d+)?)[ \t]+((?:Thread 0x[0-9a-fA-F]+|Thread -?\d+) \((?:LWP|tid) \d+\)|Thread \d+(?:\.(?:0x)?[0-9a-fA-F]+)?|Thread 0x[0-9a-fA-F]+(?: of process \d+)?|LWP \d+(?: of process \d+)?|process \d+)(?:[ \t]+"(.*?)")?[ \t]+(.*)$/s;
+
+/** An `info threads` row as a thread plus its current frame, or null. */
+function classifyThreadRow(text: string, line: number): LogicalLine | null {
+  const m = INFO_THREADS_ROW.exec(text);
+  if (m === null) return null;
+  const ll = emptyLine(Kind.ThreadRow, text, line);
+  const gdbId = m[1]!;
+  const target = m[2]!;
+  const name = m[3] ?? null;
+  const targetId = name === null ? target : `${target} "${name}"`;
+  // The same target id a `Thread N (…):` header would show: read it the same way.
+  ll.thread = parseThreadHeader(`Thread ${gdbId} (${targetId}):`) ?? { id: 0, gdbId, ptid: null, lwp: null, name, targetId, extra: null };
+  const body = m[4]!;
+  if (body.trim() !== '(running)') {
+    ll.level = 0;
+    ll.frame = scanFrameBody(text, text.length - body.length, ll);
+  }
+  return ll;
+}
+
 /** LLDB `thread #N, …` headers and `frame #N: …` lines, or null. */
 function classifyLldb(text: string, line: number): LogicalLine | null {
   if (text.includes('frame #')) {
@@ -352,6 +379,8 @@ export class LineReader {
   private curLastLength = 0;
   /** Mid-line frame splits made in the current physical line (capped: MAX_MIDLINE_SPLITS). */
   private midlineSplits = 0;
+  /** Inside an `info threads` table (after its command or its column header). */
+  private infoThreads = false;
 
   constructor(private readonly emit: (line: LogicalLine) => void) {}
 
@@ -492,6 +521,18 @@ export class LineReader {
     ll.parts = parts;
     ll.quit = quit;
     this.curLastLength = text.length;
+    if (this.infoThreads && ll.kind === Kind.Other) {
+      const row = classifyThreadRow(text, line);
+      if (row !== null) {
+        row.extra = extra;
+        row.parts = parts;
+        this.cur = row;
+        return;
+      }
+    }
+    if (ll.kind === Kind.Prompt) this.infoThreads = INFO_THREADS_COMMAND.test(ll.name ?? '');
+    else if (ll.kind === Kind.Other && INFO_THREADS_HEADER.test(text)) this.infoThreads = true;
+    else if (ll.kind !== Kind.Blank && ll.kind !== Kind.Noise) this.infoThreads = false;
     if (ll.kind === Kind.Frame || ((ll.kind === Kind.Local || ll.kind === Kind.Print) && ll.open > 0)) {
       this.cur = ll;
     } else {
@@ -502,6 +543,23 @@ export class LineReader {
 
   /** Joins `text` into `cur` when it continues it (gdb-format.md §2.5); true when joined. */
   private tryJoin(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
+    if (cur.kind === Kind.ThreadRow) {
+      // A row's frame wraps like a frame line: `   2 Thread 1077942624 (LWP 10954)  0x… in __lll_mutex_lock_wait ()` ⏎ `    from /lib64/tls/libpthread.so.0`.
+      const frame = cur.frame;
+      const t = text.trimStart();
+      if (frame === null || t.length === text.length || frame.file !== null || frame.library !== null) return false;
+      if (!(t.startsWith('at ') || t.startsWith('from '))) return false;
+      (cur.extra ??= []).push(line);
+      if (extra) cur.extra.push(...extra);
+      cur.text = `${cur.text} ${t}`;
+      cur.image = cur.text;
+      const row = classifyThreadRow(cur.text, cur.line);
+      if (row !== null) {
+        cur.frame = row.frame;
+        cur.argsText = row.argsText;
+      }
+      return true;
+    }
     if (cur.kind === Kind.Frame) {
       if (cur.noJoin) return false;
       const frame = cur.frame!;

@@ -29,6 +29,8 @@ export const PromptLine = createToken({ name: 'PromptLine', pattern: Lexer.NA })
 export const OwnerPrint = createToken({ name: 'OwnerPrint', pattern: Lexer.NA });
 /** `[Switching to thread 2 (Thread 0x7ffff7a00640 (LWP 5151))]` (also `[Current thread is 1 (…)]`, `Thread 1 "crashy" received signal SIGSEGV, Segmentation fault.`) */
 export const ThreadSwitch = createToken({ name: 'ThreadSwitch', pattern: Lexer.NA });
+/** `  2    Thread 0x7ffff7a00640 (LWP 5151) "worker"  __lll_lock_wait (futex=0x5555555580a0 <lock>, private=0) at lowlevellock.c:52` (a row of `info threads`) */
+export const InfoThreadsRow = createToken({ name: 'InfoThreadsRow', pattern: Lexer.NA });
 /** `` (an empty line; gdb prints one before every thread header) */
 export const BlankLine = createToken({ name: 'BlankLine', pattern: Lexer.NA });
 /** `[New LWP 45431]`, `warning: Unable to find libthread_db matching inferior's thread library, thread debugging will not be available.`, `--Type <RET> for more, q to quit, c to continue without paging--` */
@@ -48,6 +50,7 @@ export const allTokens: TokenType[] = [
   PromptLine,
   OwnerPrint,
   ThreadSwitch,
+  InfoThreadsRow,
   BlankLine,
   NoiseLine,
   OtherLine,
@@ -80,6 +83,8 @@ export function tokenTypeOf(line: LogicalLine): TokenType {
       return OWNER_FIELD.test(line.text) ? OwnerPrint : OtherLine;
     case Kind.Switch:
       return ThreadSwitch;
+    case Kind.ThreadRow:
+      return InfoThreadsRow;
     case Kind.Blank:
       return BlankLine;
     case Kind.Noise:

@@ -308,6 +308,21 @@ const rows: Array<[string, (d: Dump) => void]> = [
     assert.deepEqual(pick(f2!, 'function', 'inlined'), { function: 'helper', inlined: true });
     assert.equal(d.backtraces[2]!.truncated, true, 'a bare `frame #0:` is a cut paste');
   }],
+  ['info-threads-only', (d) => {
+    assert.deepEqual(
+      d.backtraces.map((b) => [b.thread?.gdbId, b.thread?.name, b.thread?.lwp, b.source ?? 'bt', b.truncated, b.frames.map((f) => f.function)]),
+      [
+        ['3', 'pool-1', 72, 'bt', false, ['pthread_cond_wait@@GLIBC_2.3.2', 'Monitor::wait']],
+        ['1', 'java', 70, 'info-threads', true, ['poll']],
+        ['2', 'GC Thread#0', 71, 'info-threads', true, ['__lll_lock_wait']],
+        ['4', 'worker', 73, 'info-threads', true, []],
+        ['6', null, 10954, 'info-threads', true, ['__lll_mutex_lock_wait']],
+        ['5', null, null, 'info-threads', true, ['nanosleep']],
+      ],
+    );
+    assert.deepEqual(d.backtraces[4]!.frames[0]!.continuationLines, [11]);
+    assert.ok(d.ignored.some((i) => i.line === 7), 'the row of thread 3 gives way to its real backtrace');
+  }],
 ];
 
 for (const [name, check] of rows) {
