@@ -265,6 +265,19 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
     if (w.analysis.ptid !== null) byPtid.set(ptidKey(w.analysis.ptid), w.key);
     if (w.analysis.id !== null && !byId.has(w.analysis.id)) byId.set(w.analysis.id, w.key);
   }
+  // Hold edges by resource node, so each fact costs O(1) however many edges the dump has.
+  const holdsByNode = new Map<string, Edge[]>();
+  for (const e of edges) if (e.kind === 'holds') holdsOf(e.from).push(e);
+  function holdsOf(node: string): Edge[] {
+    let list = holdsByNode.get(node);
+    if (!list) {
+      list = [];
+      holdsByNode.set(node, list);
+    }
+    return list;
+  }
+  const dropped = new Set<Edge>();
+  const added: Edge[] = [];
   for (const fact of facts) {
     const h = fact.holder;
     const key =
@@ -278,12 +291,13 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
       continue;
     }
     const node = resourceNode(resource);
-    for (let i = edges.length - 1; i >= 0; i--) {
-      const e = edges[i] as Edge;
-      if (e.kind === 'holds' && e.from === node && e.evidence === 'inferred') edges.splice(i, 1);
+    const holds = holdsOf(node);
+    if (holds.some((e) => e.evidence === 'inferred')) {
+      for (const e of holds) if (e.evidence === 'inferred') dropped.add(e);
+      holdsByNode.set(node, holds.filter((e) => e.evidence !== 'inferred'));
     }
-    if (edges.some((e) => e.kind === 'holds' && e.from === node && e.to === threadNode(key))) continue;
-    edges.push({
+    if (holdsOf(node).some((e) => e.to === threadNode(key))) continue;
+    const edge: Edge = {
       kind: 'holds',
       from: node,
       to: threadNode(key),
@@ -291,8 +305,16 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
       ruleId: fact.origin === 'gdb' ? 'gdb-owner' : 'owner-hint',
       site: null,
       description: `as memory shows (${fact.query ? `${fact.query} → ` : ''}${h.lwp !== undefined ? `owner LWP ${h.lwp}` : h.ptid !== undefined ? `owner pthread ${h.ptid}` : `owner thread ${h.threadId}`})`,
-    });
+    };
+    added.push(edge);
+    holdsOf(node).push(edge);
   }
+  if (dropped.size > 0) {
+    const kept = edges.filter((e) => !dropped.has(e));
+    edges.length = 0;
+    edges.push(...kept);
+  }
+  edges.push(...added);
 }
 
 /**

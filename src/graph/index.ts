@@ -69,11 +69,18 @@ export function findCycleComponents(edges: Edge[]): CycleComponent[] {
     if (list) list.push(e);
     else edgesByFrom.set(e.from, [e]);
   }
+  // Edges inside each component, in one pass (a dump can hold thousands of small cycles).
+  const inner: Edge[][] = components.map(() => []);
+  for (const e of edges) {
+    if (e.from === e.to) continue;
+    const c = componentOf.get(e.from);
+    if (c !== undefined && componentOf.get(e.to) === c) (inner[c] as Edge[]).push(e);
+  }
   const result = components.map((nodes, index) => {
     const inside = (n: string): boolean => componentOf.get(n) === index;
     const threads = nodes.filter(isThreadNode).map(nodeKey).sort(compareThreadKeys);
     const resources = nodes.filter((n) => !isThreadNode(n)).map(nodeKey).sort();
-    const componentEdges = edges.filter((e) => inside(e.from) && inside(e.to) && e.from !== e.to);
+    const componentEdges = inner[index] as Edge[];
     const cycle = concreteCycle(threadNode(threads[0] as string), edgesByFrom, inside);
     return { nodes, threads, resources, cycle, edges: componentEdges, blockedBehind: [] as ThreadKey[] };
   });
