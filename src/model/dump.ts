@@ -113,11 +113,13 @@ export interface Backtrace {
   frames: Frame[];
   gaps: FrameGap[];
   /**
-   * Where the backtrace came from when it is not a real backtrace: `info-threads` for a row of an
-   * `info threads` table (only the thread's current frame; `truncated` is true). Absent otherwise.
-   * Such rows are kept only for threads no real backtrace in the input shows.
+   * Set when this is not a backtrace of its own but a partial view of a thread, absent otherwise:
+   * - `info-threads`: a row of an `info threads` table (only the current frame; `truncated` is
+   *   true). Kept only for threads no real backtrace in the input shows.
+   * - `selected-frame`: the frame gdb printed on `thread N` / `frame N` (after `[Switching to
+   *   thread N …]`), repeated by the backtrace of the same thread that follows it. Prefer that one.
    */
-  source?: 'info-threads';
+  source?: 'info-threads' | 'selected-frame';
 }
 
 /**

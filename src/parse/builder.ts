@@ -44,6 +44,17 @@ export class DumpBuilder {
   private rows: Array<{ bt: Backtrace; line: LogicalLine }> = [];
   /** gdb ids of the threads the handed-out backtraces belong to. */
   private seenThreads = new Set<string>();
+  /** The open backtrace took its thread from a `[Switching to thread …]` line. */
+  private curFromSwitch = false;
+  /** Its first frame line. */
+  private curFirstLine: LogicalLine | null = null;
+  /**
+   * A one-frame backtrace right after a thread switch: usually gdb echoing the selected frame
+   * (`thread 2` prints `#0  …`), with the real `bt` of that thread still to come. Held until the
+   * next backtrace shows whether it repeats that frame; then it is marked
+   * `source: 'selected-frame'`, so consumers can prefer the full backtrace.
+   */
+  private echo: { bt: Backtrace; line: LogicalLine } | null = null;
 
   constructor(private readonly options: BuilderOptions = {}) {}
 
@@ -56,6 +67,7 @@ export class DumpBuilder {
     this.finish();
     this.printCommand = null;
     this.selected = null;
+    this.curFromSwitch = false;
     this.cur = {
       thread: line.thread,
       startLine: line.line,
@@ -74,6 +86,8 @@ export class DumpBuilder {
     if (first && !this.continues(line.level)) {
       this.finish();
       this.cur = { thread: this.selected === null ? null : { ...this.selected }, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: newList(), gaps: newList() };
+      this.curFromSwitch = this.selected !== null;
+      this.curFirstLine = line;
       this.lastLevel = -1;
     } else if (this.cur === null) {
       this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: newList(), gaps: newList() };
@@ -260,6 +274,30 @@ export class DumpBuilder {
     this.cur = null;
     this.lastLevel = -1;
     this.lastWasFrame = false;
+    const fromSwitch = this.curFromSwitch;
+    const firstLine = this.curFirstLine;
+    this.curFromSwitch = false;
+    this.curFirstLine = null;
+    if (this.echo !== null) {
+      const echo = this.echo;
+      this.echo = null;
+      const shown = echo.bt.frames[0]!;
+      const repeats =
+        bt.thread !== null &&
+        bt.thread.gdbId === echo.bt.thread?.gdbId &&
+        bt.frames.some((f) => f.level === shown.level && f.function === shown.function);
+      if (repeats) echo.bt.source = 'selected-frame';
+      this.emit(echo.bt);
+    }
+    if (fromSwitch && firstLine !== null && bt.frames.length === 1 && bt.gaps.length === 0) {
+      this.echo = { bt, line: firstLine };
+      return;
+    }
+    this.emit(bt);
+  }
+
+  /** Hands a finished backtrace out (and drops its frames when asked to). */
+  private emit(bt: Backtrace): void {
     if (bt.thread !== null) this.seenThreads.add(bt.thread.gdbId);
     const index = this.emitted++;
     this.backtraces.push(bt);
@@ -279,14 +317,17 @@ export class DumpBuilder {
   end(endedMidLine: boolean): void {
     if (endedMidLine && this.lastWasFrame && this.cur !== null) this.cur.truncated = true;
     this.finish();
+    if (this.echo !== null) {
+      this.emit(this.echo.bt);
+      this.echo = null;
+    }
     for (const { bt, line } of this.rows) {
       if (this.seenThreads.has(bt.thread!.gdbId)) {
         this.ignoreLine(line);
         continue;
       }
-      this.cur = bt;
       this.frameCount += bt.frames.length;
-      this.finish();
+      this.emit(bt);
     }
     this.rows = [];
   }

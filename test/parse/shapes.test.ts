@@ -195,7 +195,7 @@ const rows: Array<[string, (d: Dump) => void]> = [
   ['more-frames-follow', (d) => assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.truncated, b.endLine]), [[2, true, 6], [1, false, 10]])],
   ['elision-markers', (d) => assert.deepEqual(d.backtraces[0]!.gaps, [{ afterLevel: 1, beforeLevel: 17, sourceLine: 4 }])],
   ['switching-thread', (d) => {
-    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.lwp, b.frames.length]), [[2, 5151, 1], [2, 5151, 3]]);
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.lwp, b.frames.length, b.source]), [[2, 5151, 1, 'selected-frame'], [2, 5151, 3, undefined]]);
     assert.ok(d.ignored.some((i) => i.line === 4 && i.text.startsWith('78\t')));
   }],
   ['switching-glued', (d) => {
