@@ -146,8 +146,28 @@ function matchShape(shape: Shape, stack: PreparedStack): HitAlternative | null {
  * first; a memo on (condition, start) keeps the search at O(conditions × frames²) even with
  * `next`/`maxGap` constraints that make the leftmost choice wrong.
  */
+/** The frame indexes a condition's position allows: `[lo, hi)`. */
+function positionRange(cond: FrameCondition, stack: PreparedStack): [number, number] {
+  const n = stack.frames.length;
+  switch (cond.at.kind) {
+    case 'top':
+      return [0, Math.min(n, cond.at.n)];
+    case 'within':
+      return [stack.acquireIndex, Math.min(n, stack.acquireIndex + cond.at.n)];
+    case 'anywhere':
+      return [0, n];
+  }
+}
+
 function findSequence(conds: FrameCondition[], stack: PreparedStack): number[] | null {
   const n = stack.frames.length;
+  if (conds.length === 1) {
+    // Most rules anchor on one frame: a plain scan of the frames its position allows.
+    const cond = conds[0] as FrameCondition;
+    const [lo, hi] = positionRange(cond, stack);
+    for (let i = lo; i < hi; i++) if (frameMatches(cond, stack, i)) return [i];
+    return null;
+  }
   const failed = new Set<number>();
   const out: number[] = [];
   const search = (k: number, from: number, prev: number): boolean => {
@@ -155,10 +175,11 @@ function findSequence(conds: FrameCondition[], stack: PreparedStack): number[] |
     const key = k * (n + 2) + (prev + 1);
     if (failed.has(key)) return false;
     const cond = conds[k] as FrameCondition;
-    let last = n - 1;
+    const [lo, hi] = positionRange(cond, stack);
+    let last = hi - 1;
     if (k > 0 && cond.next) last = Math.min(last, from);
     if (k > 0 && cond.maxGap !== undefined) last = Math.min(last, prev + 1 + cond.maxGap);
-    for (let i = from; i <= last; i++) {
+    for (let i = Math.max(from, lo); i <= last; i++) {
       if (!frameMatches(cond, stack, i)) continue;
       out[k] = i;
       if (search(k + 1, i + 1, i)) return true;
