@@ -40,8 +40,7 @@ export interface BacktraceSummary {
   acquireName: string | null;
 }
 
-export function frameRef(backtrace: number, frame: Frame, normalisedName?: string): FrameRef {
-  void normalisedName;
+export function frameRef(backtrace: number, frame: Frame): FrameRef {
   // Summaries outlive their backtrace: keep() detaches the strings from the input text.
   return { backtrace, level: frame.level, function: keep(frame.function), file: keep(frame.file), line: frame.line, sourceLine: frame.sourceLine };
 }
