@@ -1,29 +1,42 @@
 /**
- * One gdb process driven over MI. It is started with an argument list (never through a shell);
- * commands go to its stdin one at a time, each waits for its own result record. Every session
- * ends in `close()`, which asks gdb to exit and kills it if it does not — a traced process must
- * never be left stopped.
+ * One gdb process for a whole investigation, started with an argument list (never through a
+ * shell). gdb runs its CLI interpreter with an empty prompt and reads commands from a pipe:
+ * `thread apply all bt` prints exactly as in a user's terminal (and as fast as `gdb -batch`;
+ * gdb's MI interpreter as the top level was measured 1.5× slower on a 100-thread process), while
+ * every other step goes through `interpreter-exec mi "…"`, so it answers `^done,value="…"` or
+ * `^error,msg="…"` on stdout, in order, tied to the question that caused it.
+ *
+ * Each request ends with `echo @@wg-NONCE:N@@`; the response is what gdb printed before that
+ * line. The nonce is random per session, so text in the dump (thread names, strings) cannot fake
+ * the end of a response. Requests can be queued: gdb runs them in order.
+ *
+ * Sample response lines:
+ *   ~"[New LWP 25666]\n"
+ *   ^done,value="5790"
+ *   ^error,msg="ptrace: No such process."
+ *   Thread 3 (Thread 0x7f85ad7346c0 (LWP 25667) "abba-ba"):
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { GdbError } from '../errors.js';
 import { parseMiLine, resultField } from './mi.js';
 
 export interface CommandResult {
   ok: boolean;
-  /** `msg` of an error result, or null. */
+  /** `msg` of an MI error result, or null. */
   error: string | null;
-  /** The result record after `^done,` (e.g. `value="5790"`). */
+  /** The MI result record after `^done,` (e.g. `value="5790"`); empty for CLI commands. */
   rest: string;
-  /** Console stream text printed while the command ran (what the CLI would have shown). */
+  /** What gdb printed: CLI output as is, MI console streams decoded. */
   console: string;
-  /** Log stream text (gdb's warnings and error echoes). */
+  /** MI log stream text (gdb's warnings and error echoes). */
   log: string;
 }
 
 export interface SessionOptions {
   /** The gdb binary: WAITGRAPH_GDB, or `gdb` from PATH. */
   gdbPath: string;
-  /** Hard limit for one command, ms. */
+  /** Hard limit for one request, ms. */
   commandTimeoutMs: number;
   /** Environment for gdb (default: inherited). */
   env?: Record<string, string | undefined>;
@@ -33,22 +46,40 @@ export function gdbPathFrom(env: Readonly<Record<string, string | undefined>>): 
   return env.WAITGRAPH_GDB && env.WAITGRAPH_GDB.length > 0 ? env.WAITGRAPH_GDB : 'gdb';
 }
 
+/** Settings applied before gdb reads anything (-iex): no prompt, no pager, no colour, no wrapping. */
+const STARTUP_SETTINGS = ['set prompt', 'set pagination off', 'set style enabled off', 'set confirm off', 'set width 0', 'set height 0', 'set print thread-events off'];
+
+interface Pending {
+  marker: string;
+  kind: 'mi' | 'cli';
+  resolve: (r: CommandResult) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
 export class GdbSession {
   private readonly child: ChildProcessWithoutNullStreams;
+  private readonly nonce = randomBytes(8).toString('hex');
   private buffer = '';
-  private nextToken = 1;
-  /** Commands sent and not yet answered, by token; gdb answers them in order. */
-  private readonly pending = new Map<number, { console: string[]; log: string[]; resolve: (r: CommandResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout; name: string }>();
+  private lines: string[] = [];
+  private nextId = 1;
+  private readonly pending: Pending[] = [];
   private exited = false;
   private readonly exitPromise: Promise<void>;
   private startError: Error | null = null;
+  /** gdb's stderr, kept for error messages (CLI commands report failures there). */
+  private stderr = '';
 
   private constructor(private readonly options: SessionOptions) {
     // -nx: no user gdbinit (its settings or hooks would change the output); -q: no banner.
-    this.child = spawn(options.gdbPath, ['--interpreter=mi3', '-nx', '-q'], { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
+    const args = ['-nx', '-q', ...STARTUP_SETTINGS.flatMap((s) => ['-iex', s])];
+    this.child = spawn(options.gdbPath, args, { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onData(chunk));
-    this.child.stderr.on('data', () => undefined);
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      if (this.stderr.length < 65_536) this.stderr += chunk;
+    });
     this.child.stdin.on('error', () => undefined);
     this.exitPromise = new Promise((resolve) => {
       this.child.once('error', (error: NodeJS.ErrnoException) => {
@@ -57,15 +88,15 @@ export class GdbSession {
         resolve();
       });
       this.child.once('exit', () => {
-        this.finish(new GdbError('gdb exited unexpectedly'));
+        this.finish(new GdbError(`gdb exited unexpectedly${this.stderr.trim() ? `: ${this.stderr.trim().split('\n').pop()}` : ''}`));
         resolve();
       });
     });
   }
 
   /**
-   * Spawns gdb. Nothing is awaited: commands can be queued at once (gdb runs them in order), so
-   * the caller can do its own work while gdb attaches. A missing gdb rejects every queued command
+   * Spawns gdb. Nothing is awaited: requests can be queued at once (gdb runs them in order), so
+   * the caller can do its own work while gdb attaches. A missing gdb rejects every queued request
    * with a GdbError.
    */
   static start(options: SessionOptions): GdbSession {
@@ -74,69 +105,74 @@ export class GdbSession {
 
   private finish(error: Error): void {
     this.exited = true;
-    for (const p of this.pending.values()) {
+    for (const p of this.pending.splice(0)) {
       clearTimeout(p.timer);
       p.reject(this.startError ?? error);
     }
-    this.pending.clear();
   }
 
   private onData(chunk: string): void {
     this.buffer += chunk;
+    let start = 0;
     let newline: number;
-    while ((newline = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, newline).replace(/\r$/, '');
-      this.buffer = this.buffer.slice(newline + 1);
-      this.onLine(line);
+    while ((newline = this.buffer.indexOf('\n', start)) >= 0) {
+      this.onLine(this.buffer.slice(start, newline).replace(/\r$/, ''));
+      start = newline + 1;
     }
+    this.buffer = this.buffer.slice(start);
   }
 
   private onLine(line: string): void {
-    const record = parseMiLine(line);
-    // Stream records belong to the oldest unanswered command: gdb runs commands one at a time.
-    const [token, pending] = this.pending.entries().next().value ?? [];
-    if (pending === undefined || token === undefined) return;
-    if (record.type === 'stream') {
-      if (record.channel === 'console') pending.console.push(record.text);
-      else if (record.channel === 'log') pending.log.push(record.text);
+    const head = this.pending[0];
+    if (head === undefined) return;
+    if (line !== head.marker) {
+      this.lines.push(line);
       return;
     }
-    if (record.type === 'result' && record.token === token) {
-      clearTimeout(pending.timer);
-      this.pending.delete(token);
-      const ok = record.cls !== 'error';
-      pending.resolve({ ok, error: ok ? null : (resultField(record.rest, 'msg') ?? record.rest), rest: record.rest, console: pending.console.join(''), log: pending.log.join('') });
-    }
+    this.pending.shift();
+    clearTimeout(head.timer);
+    const lines = this.lines;
+    this.lines = [];
+    head.resolve(head.kind === 'cli' ? { ok: true, error: null, rest: '', console: lines.length > 0 ? `${lines.join('\n')}\n` : '', log: '' } : readMiResponse(lines));
   }
 
-  /**
-   * Sends one MI command and waits for its result. Callers build commands only from fixed text,
-   * validated hex addresses and integers, or MI-quoted paths: nothing from the dump's free text.
-   */
-  command(text: string, timeoutMs = this.options.commandTimeoutMs): Promise<CommandResult> {
-    if (/[\r\n]/.test(text)) return Promise.reject(new Error('internal: a gdb command must be one line'));
+  private request(kind: 'mi' | 'cli', command: string, timeoutMs: number): Promise<CommandResult> {
+    if (/[\r\n]/.test(command)) return Promise.reject(new Error('internal: a gdb command must be one line'));
     if (this.exited) return Promise.reject(this.startError ?? new GdbError('gdb is not running'));
-    const token = this.nextToken++;
+    const marker = `@@wg-${this.nonce}:${this.nextId++}@@`;
     return new Promise<CommandResult>((resolve, reject) => {
-      // The clock of a queued command starts now; commands before it share its time budget.
+      // A queued request's clock starts now; the requests before it share its budget.
       const timer = setTimeout(() => {
-        this.pending.delete(token);
-        reject(new GdbError(`gdb did not answer within ${Math.round(timeoutMs / 1000)} s (${text.split(' ')[0]})`));
+        reject(new GdbError(`gdb did not answer within ${Math.round(timeoutMs / 1000)} s (${command.split(' ')[0]})`));
       }, timeoutMs);
-      this.pending.set(token, { console: [], log: [], resolve, reject, timer, name: text });
-      this.child.stdin.write(`${token}${text}\n`);
+      this.pending.push({ marker, kind, resolve, reject, timer });
+      this.child.stdin.write(`${command}\necho ${marker}\\n\n`);
     });
   }
 
-  /** Runs a CLI command (e.g. `thread apply all bt`) and returns what it printed. */
-  async console(cliCommand: string, timeoutMs?: number): Promise<CommandResult> {
-    return this.command(`-interpreter-exec console "${cliCommand.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`, timeoutMs);
+  /**
+   * Runs one MI command (`-target-attach 4242`, `-data-evaluate-expression "…"`) and returns its
+   * result record. Callers build commands only from fixed text, validated hex addresses and
+   * integers, and fixed paths: nothing from the dump's free text.
+   */
+  command(mi: string, timeoutMs = this.options.commandTimeoutMs): Promise<CommandResult> {
+    return this.request('mi', `interpreter-exec mi "${mi.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`, timeoutMs);
   }
 
-  /** Detaches from any target, asks gdb to exit, and kills it after a grace period. */
+  /** Runs a CLI command (e.g. `thread apply all bt`) and returns what it printed on stdout. */
+  console(cli: string, timeoutMs = this.options.commandTimeoutMs): Promise<CommandResult> {
+    return this.request('cli', cli, timeoutMs);
+  }
+
+  /** gdb's stderr so far (CLI errors, warnings), for messages. */
+  errors(): string {
+    return this.stderr;
+  }
+
+  /** Asks gdb to quit (which detaches from a live process) and kills it after a grace period. */
   async close(): Promise<void> {
     if (!this.exited) {
-      this.child.stdin.end('-gdb-exit\n');
+      this.child.stdin.end('quit\n');
       const grace = setTimeout(() => {
         if (!this.exited) this.child.kill('SIGKILL');
       }, 5_000);
@@ -144,4 +180,20 @@ export class GdbSession {
       clearTimeout(grace);
     }
   }
+}
+
+/** The MI records of one `interpreter-exec mi` response: its result, console and log streams. */
+function readMiResponse(lines: string[]): CommandResult {
+  const consoleText: string[] = [];
+  const log: string[] = [];
+  let result: { cls: string; rest: string } | null = null;
+  for (const line of lines) {
+    const record = parseMiLine(line);
+    if (record.type === 'stream') (record.channel === 'log' ? log : consoleText).push(record.text);
+    else if (record.type === 'result') result = { cls: record.cls, rest: record.rest };
+    else if (record.type === 'other' && line !== '') consoleText.push(`${line}\n`);
+  }
+  if (result === null) return { ok: false, error: 'gdb gave no answer', rest: '', console: consoleText.join(''), log: log.join('') };
+  const ok = result.cls !== 'error';
+  return { ok, error: ok ? null : (resultField(result.rest, 'msg') ?? result.rest), rest: result.rest, console: consoleText.join(''), log: log.join('') };
 }

@@ -88,29 +88,26 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
 
   const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs ?? 120_000 });
   try {
-    // Queued at once: gdb runs them in order while this process loads its rules.
-    const settings = ['pagination off', 'style enabled off', 'confirm off', 'print thread-events off', 'width 0', 'height 0'].map((s) => session.command(`-gdb-set ${s}`));
+    // Queued at once: gdb attaches and prints the backtraces while this process loads its rules.
     let bt: Promise<CommandResult>;
     let attached: Promise<CommandResult> | null = null;
     if (target.kind === 'pid') {
       attached = session.command(`-target-attach ${target.pid}`);
       bt = session.console('thread apply all bt');
     } else {
-      await Promise.all(settings);
       await openCore(session, core, exe, target.core);
       bt = session.console('thread apply all bt');
     }
     // Keep every queued promise observed, so an early failure (gdb missing) is not "unhandled".
-    for (const p of [...settings, bt, ...(attached ? [attached] : [])]) p.catch(() => undefined);
+    for (const p of [bt, ...(attached ? [attached] : [])]) p.catch(() => undefined);
     const analyzer = options.prepare();
-    await Promise.all(settings);
     if (attached) {
       const a = await attached;
       if (!a.ok) throw new GdbError(`cannot attach to pid ${(target as { pid: number }).pid}: ${attachHint(a.error ?? '')}`);
     }
     const printed = await bt;
-    if (!printed.ok) throw new GdbError(`gdb could not print the backtraces: ${printed.error}`);
     const text = printed.console;
+    if (!/^Thread \d|^#0 /m.test(text)) throw new GdbError(`gdb printed no backtrace${session.errors().trim() ? `: ${session.errors().trim().split('\n').pop()}` : ''}`);
     const dump = analyzer.parse(text);
     const first = analyzer.analyze(dump, []);
     const asked = await askOwners(session, planOwnerQueries(first));
@@ -126,9 +123,17 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
   }
 }
 
+/** Expressions are built from fixed text and validated addresses; this is the last check. */
+const EXPRESSION = /^[\w .*()>:?-]+$/;
+
+function evaluate(session: GdbSession, expression: string): Promise<CommandResult> {
+  if (!EXPRESSION.test(expression)) return Promise.resolve({ ok: false, error: 'refused: unexpected characters in the expression', rest: '', console: '', log: '' });
+  return session.command(`-data-evaluate-expression ${quoteCString(expression)}`);
+}
+
 /** Sends every expression of every query at once; per query the first variant that evaluates counts. */
 async function askOwners(session: GdbSession, queries: OwnerQuery[]): Promise<AskedQuery[]> {
-  const sent = queries.map((query) => ({ query, results: query.expressions.map((e) => session.command(`-data-evaluate-expression ${quoteCString(e)}`)) }));
+  const sent = queries.map((query) => ({ query, results: query.expressions.map((e) => evaluate(session, e)) }));
   const out: AskedQuery[] = [];
   for (const { query, results } of sent) {
     let last: AskedQuery | null = null;
