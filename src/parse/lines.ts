@@ -412,16 +412,25 @@ export class LineReader {
       this.pendingLength = 0;
     }
     this.chunkClean = !chunkNeedsWork(buf);
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(sep, start);
-      if (nl < 0) break;
-      this.physical(buf.slice(start, nl));
-      start = nl + 1;
-    }
+    const start = this.splitLines(buf, sep);
     if (start < buf.length) {
       this.pending.push(buf.slice(start));
       this.pendingLength = buf.length - start;
+    }
+  }
+
+  /**
+   * Hands every complete line of `buf` to `physical`; returns where the unfinished rest starts.
+   * A method of its own (not a loop inside `push`) so V8 optimizes it as a whole function rather
+   * than on-stack-replacing `push`, which kept deoptimizing as string representations changed.
+   */
+  private splitLines(buf: string, sep: string): number {
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(sep, start);
+      if (nl < 0) return start;
+      this.physical(buf.slice(start, nl));
+      start = nl + 1;
     }
   }
 
