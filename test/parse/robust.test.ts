@@ -68,3 +68,27 @@ test('robust: empty input and a lone newline', () => {
   assert.deepEqual(parseDump('').stats, { lines: 0, backtraces: 0, frames: 0, ignoredLines: 0 });
   assert.deepEqual(parseDump('\n').ignored, [{ line: 1, text: '' }]);
 });
+
+test('robust: a backtrace longer than a streaming record (5,000 frames, locals, an elision) stays one backtrace', () => {
+  const lines = ['Thread 1 (Thread 0x7f0000002700 (LWP 100) "deep"):'];
+  for (let level = 0; level < 5000; level++) {
+    if (level === 3000) lines.push('...');
+    const shown = level >= 3000 ? level + 10 : level;
+    lines.push(`#${shown}  0x00005555555551${(shown % 100).toString().padStart(2, '0')} in recurse (n=${shown}) at deep.c:7`);
+    if (shown % 997 === 0) lines.push(`        depth = ${shown}`);
+  }
+  lines.push('(More stack frames follow...)');
+  const text = `${lines.join('\n')}\n`;
+  const dump = parseDump(text);
+  assert.equal(dump.backtraces.length, 1);
+  const bt = dump.backtraces[0]!;
+  assert.equal(bt.frames.length, 5000);
+  assert.deepEqual(bt.gaps, [{ afterLevel: 2999, beforeLevel: 3010, sourceLine: lines.indexOf('...') + 1 }]);
+  assert.equal(bt.truncated, true);
+  assert.equal(bt.endLine, lines.length);
+  assert.deepEqual(
+    bt.frames.filter((f) => f.locals).map((f) => [f.level, f.locals![0]!.value]),
+    [0, 997, 1994, 2991, 3988, 4985].map((n) => [n, String(n)]),
+  );
+  assert.deepEqual(unaccountedLines(dump), []);
+});
