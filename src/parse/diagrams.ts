@@ -4,6 +4,8 @@
  * test/parse/grammar.test.ts checks against grammar/gdb-backtrace.ebnf.
  */
 import type { ISerializedGast } from 'chevrotain';
+
+export type { ISerializedGast };
 import { createSyntaxDiagramsCode } from './chevrotain.js';
 import { backtraceParser } from './grammar.js';
 import { allTokens } from './tokens.js';

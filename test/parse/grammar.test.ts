@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ISerializedGast } from 'chevrotain';
+import type { ISerializedGast } from '../../src/parse/diagrams.js';
 import { ROOT } from '../helpers/paths.js';
 import { grammarDiagramsHtml, serializedRules, tokenNames } from '../../src/parse/diagrams.js';
 import { UPDATE_GOLDEN } from './fixtures.js';
