@@ -19,6 +19,8 @@ import { runWaitgraphAsync } from './cli.js';
 
 const run = promisify(execFile);
 const skip = (await liveSkipReason()) ?? false;
+/** hostile-names.c has a function whose symbol is `"shell touch /tmp/waitgraph-pwned-symbol"`. */
+const SYMBOL_MARKER = '/tmp/waitgraph-pwned-symbol';
 const scratch = mkdtempSync(join(tmpdir(), 'waitgraph-core-test-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -170,6 +172,7 @@ describe('attach text report and --save-dump', () => {
 describe('no injection through the dump', () => {
   test('thread names, symbols and strings that look like gdb commands stay text', { skip, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
     const marker = join(scratch, 'pwned');
+    rmSync(SYMBOL_MARKER, { force: true });
     await withProgram(
       HOSTILE_NAMES,
       async (p) => {
@@ -180,12 +183,15 @@ describe('no injection through the dump', () => {
         assert.equal(report.deadlocks[0]?.evidence, 'proven');
         const names = report.threads.map((t) => t.name);
         assert.ok(names.includes('x"; shell touch'), `the hostile thread name is read as a name: ${JSON.stringify(names)}`);
+        // gdb prints the symbol quoted; it is a frame of thread 3's stack, not a command.
+        assert.match(r.stdout, /shell touch \/tmp\/waitgraph-pwned-symbol/);
         for (const fact of report.facts) assert.match(fact.query ?? '', /^print \(\(pthread_mutex_t \*\) 0x[0-9a-f]+\)->__data\.__owner$/);
       },
       { args: [marker] },
     );
     assert.equal(existsSync(marker), false, 'no command from the dump ran');
     assert.equal(existsSync('/tmp/pwned'), false);
+    assert.equal(existsSync(SYMBOL_MARKER), false, 'a function named like a gdb command did not run');
   });
 });
 
