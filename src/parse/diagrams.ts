@@ -4,11 +4,11 @@
  * test/parse/grammar.test.ts checks against grammar/gdb-backtrace.ebnf.
  */
 import type { ISerializedGast } from 'chevrotain';
-
-export type { ISerializedGast };
 import { createSyntaxDiagramsCode } from './chevrotain.js';
 import { backtraceParser } from './grammar.js';
 import { allTokens } from './tokens.js';
+
+export type { ISerializedGast };
 
 /** The HTML page of railroad diagrams, one per parser rule. */
 export function grammarDiagramsHtml(): string {
