@@ -142,3 +142,10 @@ test('streaming (one backtrace at a time, frames dropped) gives the same verdict
   assert.deepEqual(streamed.deadlocks.map((d) => [d.threads, d.signature, d.blockedBehind]), whole.deadlocks.map((d) => [d.threads, d.signature, d.blockedBehind]));
   assert.deepEqual(streamed.threads.map((t) => [t.key, t.state, t.rules]), whole.threads.map((t) => [t.key, t.state, t.rules]));
 });
+
+test('colour is applied once, deliberately: level 1 colours the verdict, level 0 prints none', () => {
+  const a = analyzeText(text);
+  const coloured = renderText(a, { chalk: new Chalk({ level: 1 }) });
+  assert.match(coloured.split('\n')[0] ?? '', /\u001b\[31m.*Deadlock: Julia GC/);
+  assert.doesNotMatch(renderText(a, { chalk: plain }), /\u001b\[/);
+});
