@@ -300,7 +300,8 @@ function argEquals(s: string, i: number): number {
   j++;
   while (j < n) {
     c = s.charCodeAt(j);
-    if (c === 95 || c === 36 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) j++;
+    // `#` too: parameter-pack elements print as `__args#0=1`.
+    if (c === 95 || c === 36 || c === 35 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) j++;
     else break;
   }
   if (s.startsWith('@entry', j)) j += 6;

@@ -323,6 +323,19 @@ const rows: Array<[string, (d: Dump) => void]> = [
     assert.deepEqual(d.backtraces[4]!.frames[0]!.continuationLines, [11]);
     assert.ok(d.ignored.some((i) => i.line === 7), 'the row of thread 3 gives way to its real backtrace');
   }],
+  // gdb 13 on a C++ program (lambdas, templates, std::function, an anonymous namespace, a string
+  // argument with quotes and parentheses), `-batch`.
+  ['real-gdb13-cxx-lambdas-templates', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => b.thread?.id), [5, 4, 3, 2, 1]);
+    const t5 = d.backtraces[0]!.frames;
+    assert.deepEqual(t5[6]!.args, [{ name: '__functor', value: '...' }, { name: '__args#0', value: '@0x7faa6ea19d14: 1' }]);
+    assert.equal(t5[7]!.function, 'std::function<int (int)>::operator()(int) const');
+    assert.equal(t5[8]!.function, '(anonymous namespace)::Registry::put(const std::string &, std::function<int(int)>)');
+    assert.deepEqual(t5[8]!.args[1], { name: 'k', value: '"k \\"quoted\\" (x)"' });
+    assert.equal(t5[14]!.function, 'std::thread::_State_impl<std::thread::_Invoker<std::tuple<main()::<lambda()> > > >::_M_run(void)');
+    const t3 = d.backtraces[2]!.frames;
+    assert.deepEqual([t3[5]!.function, t3[7]!.function, t3[8]!.function], ['std::mutex::lock', 'Worker<double>::run', 'operator()']);
+  }],
 ];
 
 for (const [name, check] of rows) {
