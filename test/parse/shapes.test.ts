@@ -336,6 +336,16 @@ const rows: Array<[string, (d: Dump) => void]> = [
     const t3 = d.backtraces[2]!.frames;
     assert.deepEqual([t3[5]!.function, t3[7]!.function, t3[8]!.function], ['std::mutex::lock', 'Worker<double>::run', 'operator()']);
   }],
+  // gdb 13 on CPython 3.11: two threads blocked in `lock.acquire()`, the main thread sleeping;
+  // gdb's auto-load warning block (with TAB-indented lines) comes before the backtraces.
+  ['real-gdb13-cpython-threads', (d) => {
+    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.thread?.name, b.frames.length]), [[3, 'python3', 25], [2, 'python3', 25], [1, 'python3', 22]]);
+    const f6 = d.backtraces[0]!.frames[6]!;
+    assert.deepEqual(pick(f6, 'function', 'file', 'line'), { function: 'PyThread_acquire_lock_timed', file: 'Python/thread_pthread.h', line: 497 });
+    assert.deepEqual(f6.args[1], { name: 'microseconds', value: '-1000000', entry: 'equal' });
+    assert.ok(d.backtraces.every((b) => b.frames.every((f) => !f.incomplete && f.args.every((a) => a.name !== ''))));
+    assert.deepEqual(d.ignored.map((i) => i.line).slice(0, 17), Array.from({ length: 17 }, (_, i) => i + 1));
+  }],
 ];
 
 for (const [name, check] of rows) {
