@@ -11,7 +11,7 @@
  * - no report prints a raw control character (colour is off here, so there is no ESC at all).
  */
 import { Chalk } from 'chalk';
-import { DumpParser, parseDump } from '../../src/parse/index.js';
+import { DumpParser, parseDump, parseDumpStream } from '../../src/parse/index.js';
 import { analyzeText } from '../../src/analyze.js';
 import type { Dump } from '../../src/model/dump.js';
 import { renderText } from '../../src/report/text.js';
@@ -158,4 +158,27 @@ export function parseInChunks(text: string, seed: number): Dump {
     i += size;
   }
   return parser.end();
+}
+
+/**
+ * The Buffer path: `bytes` (invalid UTF-8, NULs, anything) streamed in random chunks through
+ * parseDumpStream must give the Dump of the decoded text, and that text must pass checkText.
+ */
+export async function checkBytes(bytes: Uint8Array, seed: number): Promise<string | null> {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  try {
+    const random = prng(seed);
+    async function* chunks(): AsyncGenerator<Buffer> {
+      for (let i = 0; i < bytes.length; ) {
+        const size = 1 + Math.floor(random() * 33);
+        yield Buffer.from(bytes.subarray(i, i + size));
+        i += size;
+      }
+    }
+    const streamed = await parseDumpStream(chunks());
+    if (JSON.stringify(streamed) !== JSON.stringify(parseDump(text))) return 'the Buffer stream gives another Dump than the decoded text';
+  } catch (error) {
+    return `parseDumpStream threw ${(error as Error)?.name}: ${(error as Error)?.message}`;
+  }
+  return checkText(text);
 }

@@ -46,17 +46,24 @@ export function firstControl(text: string): string | null {
 
 /** The ABBA mutex deadlock captured from a real program (fixtures/live/abba.txt). */
 export function abbaText(): string {
-  return `${readFileSync(join(FIXTURES, 'live', 'abba.txt'), 'utf8')}${ABBA_OWNERS}`;
+  const text = readFileSync(join(FIXTURES, 'live', 'abba.txt'), 'utf8');
+  return `${text}${abbaOwners(text)}`;
 }
 
-/** The owners gdb prints for the two locks, so the text alone proves the cycle. */
-const ABBA_OWNERS = [
-  '(gdb) p *(pthread_mutex_t *) 0x561c67ba50a0',
-  '$1 = {__data = {__lock = 2, __count = 0, __owner = 6170, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002", \'\\000\' <repeats 39 times>, __align = 2}',
-  '(gdb) p *(pthread_mutex_t *) 0x561c67ba50e0',
-  '$2 = {__data = {__lock = 2, __count = 0, __owner = 6171, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002", \'\\000\' <repeats 39 times>, __align = 2}',
-  '',
-].join('\n');
+/**
+ * The owners gdb prints for the two locks, so the text alone proves the cycle. Addresses and LWPs
+ * are read from the capture (it is re-captured when the live programs change): "abba-ab" takes
+ * lock_a then waits for lock_b, "abba-ba" the other way round.
+ */
+function abbaOwners(text: string): string {
+  const address = (lock: string): string => new RegExp(`mutex=(0x[0-9a-f]+) <${lock}>`).exec(text)?.[1] ?? '0x0';
+  const lwp = (name: string): string => new RegExp(`\\(LWP (\\d+)\\) "${name}"\\)`).exec(text)?.[1] ?? '0';
+  const print = (n: number, lock: string, owner: string): string[] => [
+    `(gdb) p *(pthread_mutex_t *) ${address(lock)}`,
+    `$${n} = {__data = {__lock = 2, __count = 0, __owner = ${lwp(owner)}, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002", '\\000' <repeats 39 times>, __align = 2}`,
+  ];
+  return [...print(1, 'lock_a', 'abba-ab'), ...print(2, 'lock_b', 'abba-ba'), ''].join('\n');
+}
 
 /**
  * The ABBA dump with a payload planted in a thread name, a function of the cycle, a lock symbol

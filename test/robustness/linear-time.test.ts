@@ -1,0 +1,74 @@
+/**
+ * Linear time: on every adversarial shape (shapes.ts), ten times the input costs at most twelve
+ * times the CPU time of parse → analyze → every text-producing reporter. Measured with
+ * process.cpuUsage (CPU time, so a loaded machine does not count), the small size grown until it
+ * costs ≥ 30 ms so noise cannot dominate, min-of-3 for the small run, and the large run repeated
+ * (min kept) only when the first try is over the limit; a full GC before each run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Chalk } from 'chalk';
+import { analyzeText } from '../../src/analyze.js';
+import { loadRules } from '../../src/rules/index.js';
+import { renderText } from '../../src/report/text.js';
+import { renderJson } from '../../src/report/json.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { renderMermaid } from '../../src/report/mermaid.js';
+import { renderDot } from '../../src/report/dot.js';
+import { renderSarif } from '../../src/report/sarif.js';
+import { SHAPES } from './shapes.js';
+
+const RULES = loadRules();
+const NO_COLOUR = new Chalk({ level: 0 });
+const LIMIT = 12;
+const MIN_SMALL_MS = 30;
+
+// A full collection before each measurement, so garbage left by the previous run is not billed to
+// the next one (the usual way to get `gc` without starting node with --expose-gc).
+setFlagsFromString('--expose_gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/** CPU milliseconds of the whole pipeline on `text`. */
+function cost(text: string): number {
+  collectGarbage();
+  const start = process.cpuUsage();
+  const analysis = analyzeText(text, { rules: RULES });
+  renderText(analysis, { chalk: NO_COLOUR });
+  renderJson(analysis);
+  renderMarkdown(analysis);
+  renderMermaid(analysis);
+  renderDot(analysis);
+  renderSarif(analysis);
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+function minOf(runs: number, text: string): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) best = Math.min(best, cost(text));
+  return best;
+}
+
+for (const shape of SHAPES) {
+  test(`linear time: ${shape.name}`, () => {
+    let n = shape.base;
+    let small = shape.build(n);
+    cost(small); // warm-up: JIT and caches
+    let smallMs = minOf(3, small);
+    for (let grow = 0; smallMs < MIN_SMALL_MS && grow < 4; grow++) {
+      n *= 2;
+      small = shape.build(n);
+      smallMs = minOf(3, small);
+    }
+    const large = shape.build(n * 10);
+    let largeMs = cost(large);
+    for (let retry = 0; largeMs > LIMIT * smallMs && retry < 2; retry++) largeMs = Math.min(largeMs, cost(large));
+    const ratio = largeMs / smallMs;
+    assert.ok(
+      ratio <= LIMIT,
+      `${shape.name}: ${n.toLocaleString('en')} → ${smallMs.toFixed(0)} ms, ${(n * 10).toLocaleString('en')} → ${largeMs.toFixed(0)} ms CPU (${ratio.toFixed(1)}×, limit ${LIMIT}×)`,
+    );
+  });
+}

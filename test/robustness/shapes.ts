@@ -1,0 +1,34 @@
+/**
+ * Adversarial input shapes for the linear-time test: each builds a dump of about `n` units
+ * (characters, arguments, nesting levels, threads, lines) whose parse or analysis would blow up
+ * if some step were quadratic or backtracked. Several of them did, before the fixes they name.
+ */
+export interface Shape {
+  name: string;
+  /** The size the small run uses; the large run uses ten times this. */
+  base: number;
+  build(n: number): string;
+}
+
+const frame = (level: number, body: string): string => `#${level}  0x00007ffff7e2a117 in ${body}`;
+
+export const SHAPES: Shape[] = [
+  { name: 'one huge line (a frame with a megabyte argument)', base: 400_000, build: (n) => `${frame(0, `f (s=0x1 "${'a'.repeat(n)}") at x.c:1`)}\n` },
+  { name: 'thousands of arguments in one frame', base: 20_000, build: (n) => `${frame(0, `f (${Array.from({ length: n }, (_, i) => `a${i}=0x${i.toString(16)} <sym${i}>`).join(', ')}) at x.c:1`)}\n` },
+  { name: 'deep nesting of parentheses and braces', base: 200_000, build: (n) => `${frame(0, `f (x=${'({['.repeat(n / 3)}1${']})'.repeat(n / 3)}) at x.c:1`)}\n` },
+  { name: 'unbalanced nesting (never closes)', base: 400_000, build: (n) => `${frame(0, `f (x=${'('.repeat(n)}`)}\n${frame(1, 'g () at y.c:2')}\n` },
+  { name: 'long template names', base: 100_000, build: (n) => `${frame(0, `${'ns::A<'.repeat(n / 6)}int${'>'.repeat(n / 6)}::run (this=0x1) at t.h:9`)}\n` },
+  { name: 'many " (" argument-list candidates', base: 200_000, build: (n) => `${frame(0, `${'f ('.repeat(n / 3)}`)}\n` },
+  { name: 'many quotes and char literals', base: 200_000, build: (n) => `${frame(0, `f (s=${'"\'\\'.repeat(n / 3)}) at x.c:1`)}\n` },
+  { name: '100,000 one-frame threads (10,000 in the small run)', base: 10_000, build: (n) => Array.from({ length: n }, (_, i) => `Thread ${i + 1} (Thread 0x7f${i.toString(16)} (LWP ${i + 100}) "w${i}"):\n${frame(0, `worker_${i % 97} (arg=0x${i.toString(16)}) at w.c:${i % 500}`)}\n`).join('') },
+  { name: '100,000 threads hung on one lock, one stack (10,000 small)', base: 10_000, build: (n) => Array.from({ length: n }, (_, i) => `Thread ${i + 1} (LWP ${i + 100}):\n${frame(0, '__lll_lock_wait (futex=0x5555555580a0 <big_lock>, private=0) at lowlevellock.c:49')}\n${frame(1, '___pthread_mutex_lock (mutex=0x5555555580a0 <big_lock>) at pthread_mutex_lock.c:93')}\n${frame(2, 'worker (arg=0x0) at w.c:12')}\n`).join('') },
+  { name: 'one thread with a very deep stack', base: 20_000, build: (n) => `Thread 1 (LWP 1):\n${Array.from({ length: n }, (_, i) => frame(i, `rec_${i % 7} (depth=${i}) at r.c:${i % 90}`)).join('\n')}\n` },
+  { name: 'a frame wrapped over thousands of lines', base: 10_000, build: (n) => `${frame(0, 'f (')}\n${'    a=1,\n'.repeat(n)}    b=2) at x.c:1\n` },
+  { name: 'mid-line frames in one line', base: 20_000, build: (n) => `${frame(0, 'f (x=')}${'#1 g (x='.repeat(n)}\n` },
+  { name: 'unclosed HTML tags', base: 100_000, build: (n) => `${'<p '.repeat(n)}\n` },
+  { name: 'stacked clone suffixes in a function name', base: 40_000, build: (n) => `${frame(0, `f${'.part'.repeat(n)} (a=1) at x.c:1`)}\n` },
+  { name: 'switch lines with U+2028', base: 40_000, build: (n) => `[Switching to thread 1 (x)]${']#1 '.repeat(n)}\u2028\nThread 1 "${'" hit '.repeat(n)}\u2028\n` },
+  { name: 'pager prompts everywhere', base: 20_000, build: (n) => `${'--Type <RET> for more, q to quit, c to continue without paging--'.repeat(n)}\n${frame(0, 'f ()')}\n` },
+  { name: 'a bt full local value over many lines', base: 2_000, build: (n) => `${frame(0, 'f () at x.c:1')}\n        v = {${'\n          a = {b = 1},'.repeat(n)}\n}\n` },
+  { name: 'print command with spaces and U+2028', base: 200_000, build: (n) => `(gdb) p${' '.repeat(n)}x\u2028y\n` },
+];
