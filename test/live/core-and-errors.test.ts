@@ -139,7 +139,7 @@ describe('attach errors', () => {
         const attached = await holder.command(`-target-attach ${p.pid}`);
         assert.ok(attached.ok, `the first debugger attaches: ${attached.error}`);
         const r = await runWaitgraphAsync(['attach', String(p.pid)]);
-        assert.equal(r.code, 2);
+        assert.equal(r.code, 2, `exit code (stderr: ${r.stderr}; stdout: ${r.stdout.slice(0, 300)})`);
         oneErrorLine(r.stderr, /cannot attach to pid \d+: .*Operation not permitted/);
       } finally {
         await holder.close();
