@@ -43,10 +43,14 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
 
   if (analysis.hung.length > 0) {
     out.push(`### Hung threads`, '');
+    const reasons = new Map((analysis.hangReasons ?? []).map((r) => [r.thread, r.text]));
     for (const key of analysis.hung) {
       const thread = threads.get(key);
-      out.push(`- **${escapeText(threadTitle(key))}** ${escapeText(thread?.stateText ?? '')}${thread?.acquireSite ? ` in ${code(siteText(thread.acquireSite))}` : ''}`);
+      const what = reasons.get(key) ?? thread?.stateText ?? '';
+      out.push(`- **${escapeText(threadTitle(key))}** ${escapeText(what)}${thread?.acquireSite ? ` in ${code(siteText(thread.acquireSite))}` : ''}`);
     }
+    const behind = analysis.hangBlockedBehind ?? [];
+    if (behind.length > 0) out.push('', `**Blocked behind ${analysis.hung.length === 1 ? 'it' : 'them'}:** ${behind.length === 1 ? 'thread' : 'threads'} ${threadList(behind)}.`);
     out.push('');
   }
 

@@ -129,7 +129,11 @@ function hangResult(analysis: Analysis, options: SarifOptions, ruleIndex: number
         return site ? [dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here`)] : [];
       })
     : [];
-  const waits = analysis.unresolved.map((w) => `${threadTitle(w.thread)} ${w.description} (${w.resource})`);
+  // Why each hung thread cannot go on, as the analysis words it; else the waits nobody holds.
+  const waits =
+    (analysis.hangReasons ?? []).length > 0
+      ? analysis.hangReasons!.map((r) => `${threadTitle(r.thread)} ${r.text}`)
+      : analysis.unresolved.map((w) => `${threadTitle(w.thread)} ${w.description} (${w.resource})`);
   return {
     ruleId: HANG_RULE,
     ruleIndex,
