@@ -164,8 +164,14 @@ function globMatch(tokens: GlobToken[], name: string): boolean {
  * lookaround, quantifiers applied to groups (`(a+)+`, `(a|b)*`), and more than one unbounded
  * quantifier (`.*.*x` is polynomial on a miss). Character classes and escapes count as one atom.
  */
+/** Product of the bounded choices (`?` counts 2, `{n,m}` counts m−n+1) a rule regex may hold. */
+const MAX_BOUNDED_CHOICES = 256;
+
 export function checkRegexSafety(source: string): void {
   let unbounded = 0;
+  // Bounded choices multiply: `a?a?a?…` (2^k) and `a{0,1000}a{0,1000}b` (10^6 splits) backtrack
+  // as badly as nested stars on a near miss, so their product is capped.
+  let choices = 1;
   let i = 0;
   let lastAtomWasGroup = false;
   const quantifiedGroup = (): PatternError =>
@@ -215,6 +221,9 @@ export function checkRegexSafety(source: string): void {
         len = m[0].length;
         if (m[2] !== undefined && (m[3] ?? '') === '') isUnbounded = true;
         else if (Number(m[3] ?? m[1]) > 1000) throw new PatternError(`regex ${JSON.stringify(source)} has a repetition bound over 1000`);
+        else if (m[2] !== undefined) choices *= Math.max(1, Number(m[3]) - Number(m[1]) + 1);
+      } else if (c === '?') {
+        choices *= 2;
       }
       // `+?`/`*?` lazy markers belong to the quantifier just read.
       if (c === '?' && i > 0 && /[*+?}]/.test(source[i - 1] ?? '') && source[i - 2] !== '\\') {
@@ -223,6 +232,9 @@ export function checkRegexSafety(source: string): void {
       }
       if (lastAtomWasGroup) throw quantifiedGroup();
       if (isUnbounded) unbounded++;
+      if (choices > MAX_BOUNDED_CHOICES) {
+        throw new PatternError(`regex ${JSON.stringify(source)} has too many optional or ranged repeats (${choices} ways to split a name; at most ${MAX_BOUNDED_CHOICES}), which can take very long on a miss; use a glob`);
+      }
       if (unbounded > 1) {
         throw new PatternError(`regex ${JSON.stringify(source)} has more than one unbounded quantifier (*, +, {n,}), which can take polynomial time on a miss; use a glob`);
       }
