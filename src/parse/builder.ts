@@ -49,12 +49,13 @@ export class DumpBuilder {
   /** Its first frame line. */
   private curFirstLine: LogicalLine | null = null;
   /**
-   * A one-frame backtrace right after a thread switch: usually gdb echoing the selected frame
-   * (`thread 2` prints `#0  …`), with the real `bt` of that thread still to come. Held until the
-   * next backtrace shows whether it repeats that frame; then it is marked
-   * `source: 'selected-frame'`, so consumers can prefer the full backtrace.
+   * One-frame backtraces right after a thread switch, by thread: usually gdb echoing the selected
+   * frame (`thread 2` prints `#0  …`; loading a core prints the current frame), with the real
+   * backtrace of that thread still to come. Each is held until that backtrace arrives — then it
+   * is handed out just before it, marked `source: 'selected-frame'` when the frame repeats — or
+   * until the end of the input.
    */
-  private echo: { bt: Backtrace; line: LogicalLine } | null = null;
+  private echoes = new Map<string, Backtrace>();
 
   constructor(private readonly options: BuilderOptions = {}) {}
 
@@ -183,9 +184,23 @@ export class DumpBuilder {
   }
 
   threadSwitch(line: LogicalLine): void {
+    const next = line.thread!;
+    // Loading a core prints the current frame first and names its thread after it:
+    // `#0  __futex_abstimed_wait_common64 (…)`, then `[Current thread is 1 (Thread 0x… (LWP 7157))]`.
+    const open = this.cur;
+    if (
+      open !== null &&
+      open.thread === null &&
+      open.frames.length === 1 &&
+      this.curFirstLine !== null &&
+      next.gdbId !== '' &&
+      line.text.trimStart().startsWith('[Current thread is ')
+    ) {
+      open.thread = { ...next };
+      this.curFromSwitch = true;
+    }
     this.finish();
     this.printCommand = null;
-    const next = line.thread!;
     // `[Switching to Thread 0x… (LWP n)]` after `Thread 23 "x" received signal …` adds the target id.
     if (next.gdbId === '' && this.selected !== null && this.selected.ptid === null && this.selected.lwp === null) {
       this.selected = { ...this.selected, ptid: next.ptid, lwp: next.lwp, targetId: next.targetId };
@@ -278,20 +293,19 @@ export class DumpBuilder {
     const firstLine = this.curFirstLine;
     this.curFromSwitch = false;
     this.curFirstLine = null;
-    if (this.echo !== null) {
-      const echo = this.echo;
-      this.echo = null;
-      const shown = echo.bt.frames[0]!;
-      const repeats =
-        bt.thread !== null &&
-        bt.thread.gdbId === echo.bt.thread?.gdbId &&
-        bt.frames.some((f) => f.level === shown.level && f.function === shown.function);
-      if (repeats) echo.bt.source = 'selected-frame';
-      this.emit(echo.bt);
-    }
-    if (fromSwitch && firstLine !== null && bt.frames.length === 1 && bt.gaps.length === 0) {
-      this.echo = { bt, line: firstLine };
-      return;
+    const gdbId = bt.thread?.gdbId;
+    if (gdbId !== undefined && gdbId !== '') {
+      const echo = this.echoes.get(gdbId);
+      if (echo !== undefined) {
+        this.echoes.delete(gdbId);
+        const shown = echo.frames[0]!;
+        if (bt.frames.some((f) => f.level === shown.level && f.function === shown.function)) echo.source = 'selected-frame';
+        this.emit(echo);
+      }
+      if (fromSwitch && firstLine !== null && bt.frames.length === 1 && bt.gaps.length === 0) {
+        this.echoes.set(gdbId, bt);
+        return;
+      }
     }
     this.emit(bt);
   }
@@ -317,10 +331,8 @@ export class DumpBuilder {
   end(endedMidLine: boolean): void {
     if (endedMidLine && this.lastWasFrame && this.cur !== null) this.cur.truncated = true;
     this.finish();
-    if (this.echo !== null) {
-      this.emit(this.echo.bt);
-      this.echo = null;
-    }
+    for (const echo of this.echoes.values()) this.emit(echo);
+    this.echoes.clear();
     for (const { bt, line } of this.rows) {
       if (this.seenThreads.has(bt.thread!.gdbId)) {
         this.ignoreLine(line);

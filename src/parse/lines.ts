@@ -91,8 +91,10 @@ const SWITCH = /^[ \t]*(?:\[(?:Switching to thread|Current thread is) (\d+(?:\.\
 const GLUED_FRAME = /^(\[Switching to thread [^\n]*?\])(#\d+\s.*)$/s; // `s`: see SWITCH
 // A record starting mid-line after a failed pretty-printer: `…frame=#7  0x00005555555562ab in Tracker::run (…`.
 const MIDLINE_FRAME = /[=(]#\d+ /g;
+// Session chatter that neither belongs to nor ends a backtrace; also the source line gdb prints
+// after a stop location (`57\t./nptl/futex-internal.c: No such file or directory.`).
 const NOISE =
-  /^[ \t]*(?:\[New (?:Thread|LWP|process|inferior)\b|\[Thread .* exited\b|\[Inferior \d+ .*\]|(?:\S{1,2} )?warning: |Python Exception <|Downloading |Download failed|Reading symbols from |\(No debugging symbols found|\[Thread debugging using libthread_db|Using host libthread_db|\x1a\x1a)/;
+  /^[ \t]*(?:\d+\t|\[New (?:Thread|LWP|process|inferior)\b|\[Thread .* exited\b|\[Inferior \d+ .*\]|(?:\S{1,2} )?warning: |Python Exception <|Downloading |Download failed|Reading symbols from |\(No debugging symbols found|\[Thread debugging using libthread_db|Using host libthread_db|\x1a\x1a)/;
 
 const NO_TOKEN_TYPE = { name: 'unset' } as TokenType;
 

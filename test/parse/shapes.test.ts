@@ -247,7 +247,12 @@ const rows: Array<[string, (d: Dump) => void]> = [
   }],
   ['markdown-fence', (d) => assert.deepEqual([d.backtraces.length, d.backtraces[0]!.startLine, d.backtraces[0]!.endLine], [1, 5, 6])],
   ['session-lines', (d) => {
-    assert.deepEqual(d.backtraces.map((b) => [b.thread?.id ?? null, b.frames.length]), [[null, 1], [2, 1], [1, 1]]);
+    // The frame printed when the core loaded belongs to `[Current thread is 1 …]`, printed after it;
+    // it is handed out next to thread 1's backtrace, which repeats it.
+    assert.deepEqual(
+      d.backtraces.map((b) => [b.thread?.id ?? null, b.frames.length, b.startLine, b.source]),
+      [[2, 1, 14, undefined], [1, 1, 9, 'selected-frame'], [1, 1, 17, undefined]],
+    );
   }],
   ['header-error-no-frames', (d) => {
     assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length]), [[3, 0], [2, 1]]);
@@ -345,6 +350,15 @@ const rows: Array<[string, (d: Dump) => void]> = [
     assert.deepEqual(f6.args[1], { name: 'microseconds', value: '-1000000', entry: 'equal' });
     assert.ok(d.backtraces.every((b) => b.frames.every((f) => !f.incomplete && f.args.every((a) => a.name !== ''))));
     assert.deepEqual(d.ignored.map((i) => i.line).slice(0, 17), Array.from({ length: 17 }, (_, i) => i + 1));
+  }],
+  // gdb 13 on a core file (gcore of the ABBA program): the core-load banner, the current frame
+  // and `[Current thread is 1 …]` before `thread apply all bt`.
+  ['real-gdb13-core-abba', (d) => {
+    assert.deepEqual(
+      d.backtraces.map((b) => [b.thread?.id, b.thread?.lwp, b.frames.length, b.source]),
+      [[3, 7160, 7, undefined], [2, 7159, 7, undefined], [1, 7157, 1, 'selected-frame'], [1, 7157, 6, undefined]],
+    );
+    assert.ok(d.ignored.some((i) => i.line === 8 && i.text.startsWith('57\t')));
   }],
 ];
 
