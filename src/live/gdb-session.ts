@@ -133,6 +133,8 @@ export class GdbSession {
     clearTimeout(head.timer);
     const lines = this.lines;
     this.lines = [];
+    // Drop the line break echoed before the marker (see request()).
+    if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     head.resolve(head.kind === 'cli' ? { ok: true, error: null, rest: '', console: lines.length > 0 ? `${lines.join('\n')}\n` : '', log: '' } : readMiResponse(lines));
   }
 
@@ -146,7 +148,8 @@ export class GdbSession {
         reject(new GdbError(`gdb did not answer within ${Math.round(timeoutMs / 1000)} s (${command.split(' ')[0]})`));
       }, timeoutMs);
       this.pending.push({ marker, kind, resolve, reject, timer });
-      this.child.stdin.write(`${command}\necho ${marker}\\n\n`);
+      // The marker starts on a fresh line even when the command's output did not end with one.
+      this.child.stdin.write(`${command}\necho \\n${marker}\\n\n`);
     });
   }
 

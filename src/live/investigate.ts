@@ -60,7 +60,12 @@ function checkPath(label: string, path: string, cwd: string): string {
 
 /** ELF header check: magic, and e_type ET_CORE (4) for cores. */
 function elfType(path: string): number | null {
-  const fd = openSync(path, 'r');
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw new InputError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
   try {
     const head = Buffer.alloc(18);
     const n = readSync(fd, head, 0, 18, 0);
