@@ -160,6 +160,8 @@ function valueOf(rest: string): string {
 
 function attachHint(message: string): string {
   const msg = message.trim();
+  // gdb: "warning: process 8669 is a zombie - the process has already terminated\nptrace: Operation not permitted."
+  if (/is a zombie/i.test(msg)) return `${msg} (the process has exited; its parent has not collected it yet)`;
   if (/Operation not permitted/i.test(msg)) {
     return `${msg} (ptrace is not allowed: run as the process owner or root, check /proc/sys/kernel/yama/ptrace_scope, and in containers CAP_SYS_PTRACE)`;
   }
