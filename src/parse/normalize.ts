@@ -27,6 +27,8 @@ const ENTITY_TEXT: Record<string, string> = {
   '&#8203;': '',
   '&#x200b;': '',
 };
+// Quoted-printable escapes of a UTF-8 character (`=C3=B6`): a lead byte and a continuation byte.
+const QP_HIGH_BYTE = /=[C-F][0-9A-F]=[89AB][0-9A-F]/;
 // CI log timestamps (GitHub Actions: `2024-05-01T12:00:00.1234567Z `), before anything else.
 const TIMESTAMP_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? /;
 // E-mail / GitHub quoting, possibly nested: `> `, `> > `, `>> `.
@@ -89,6 +91,8 @@ export function chunkNeedsWork(text: string): boolean {
     text.includes('&#') ||
     text.includes('&nbsp;') ||
     text.includes('&apos;') ||
+    text.includes('=3D') ||
+    QP_HIGH_BYTE.test(text) ||
     // HTML leftovers: pastes with tags nearly always hold a closing tag or a <br>/<p>.
     text.includes('</') ||
     text.includes('<br') ||
@@ -114,6 +118,7 @@ function needsWork(raw: string, chunkClean: boolean): boolean {
   }
   if (chunkClean) return false;
   if (raw.includes('Type <')) return true;
+  if (raw.includes('=3D') || QP_HIGH_BYTE.test(raw)) return true;
   if (raw.includes('&') && HTML_ENTITY_TEST.test(raw)) return true;
   return raw.includes('<') && HTML_TAG_TEST.test(raw);
 }
@@ -158,6 +163,12 @@ export function cleanLine(raw: string, chunkClean = false): CleanLine {
     if (c === 62 /* > */) text = text.replace(QUOTE_PREFIX, '');
     else if (c === 35 /* # */ && COMMENT_PREFIX.test(text)) text = text.replace(COMMENT_PREFIX, '');
   }
+  let softBreak = false;
+  if ((text.includes('=3D') || QP_HIGH_BYTE.test(text)) && isQuotedPrintable(text)) {
+    // A mail archive in quoted-printable: `(sig=3Dsig@entry=3D6)`, soft line breaks end in `=`.
+    softBreak = text.endsWith('=');
+    text = decodeQuotedPrintable(softBreak ? text.slice(0, -1) : text);
+  }
   if (text.includes('Type <')) {
     let cutAt = -1;
     let quit = false;
@@ -176,8 +187,31 @@ export function cleanLine(raw: string, chunkClean = false): CleanLine {
       text = stripped;
     }
   }
-  out.text = trimEnd(text);
+  if (softBreak && out.pager === PagerEffect.None) out.pager = PagerEffect.CutLine;
+  out.text = softBreak ? text : trimEnd(text);
   return out;
+}
+
+/** Every `=` is an escape (`=3D`, `=C3=A9`) or a soft line break at the very end. */
+function isQuotedPrintable(text: string): boolean {
+  for (let i = text.indexOf('='); i >= 0; i = text.indexOf('=', i + 1)) {
+    if (i === text.length - 1) continue;
+    if (!isHexDigit(text.charCodeAt(i + 1)) || !isHexDigit(text.charCodeAt(i + 2))) return false;
+  }
+  return true;
+}
+
+function isHexDigit(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+/** Decodes `=XX` escapes; byte runs are read as UTF-8 (`=E2=80=A6` → `…`). */
+function decodeQuotedPrintable(text: string): string {
+  return text.replace(/(?:=[0-9A-Fa-f]{2})+/g, (run) => {
+    const bytes = new Uint8Array(run.length / 3);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
+    return new TextDecoder().decode(bytes);
+  });
 }
 
 function firstNonBlank(text: string): number {

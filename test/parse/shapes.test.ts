@@ -360,6 +360,13 @@ const rows: Array<[string, (d: Dump) => void]> = [
     );
     assert.ok(d.ignored.some((i) => i.line === 8 && i.text.startsWith('57\t')));
   }],
+  ['quoted-printable-mail', (d) => {
+    assert.equal(d.backtraces[0]!.thread?.name, 'wörker');
+    const [f0, f1] = frames(d);
+    assert.deepEqual(f0!.args, [{ name: 'sig', value: '6', entry: 'equal' }]);
+    assert.deepEqual(f1!.args.map((a) => [a.name, a.value]), [['config', '0x5555555592a0 "a b"'], ['timeout', '1000'], ['retries', '3']]);
+    assert.deepEqual(f1!.continuationLines, [8], 'a soft line break joins the next line');
+  }],
 ];
 
 for (const [name, check] of rows) {
