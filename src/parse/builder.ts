@@ -349,6 +349,14 @@ export class DumpBuilder {
   }
 
   toDump(lines: number): Dump {
+    // Held backtraces (echoed frames, `info threads` rows) are handed out after later ones; the
+    // Dump lists every backtrace in input order.
+    for (let i = 1; i < this.backtraces.length; i++) {
+      if (this.backtraces[i]!.startLine < this.backtraces[i - 1]!.startLine) {
+        this.backtraces.sort((a, b) => a.startLine - b.startLine);
+        break;
+      }
+    }
     // Noise seen while a multi-line value was still open can arrive before that value's lines.
     for (let i = 1; i < this.ignored.length; i++) {
       if (this.ignored[i]!.line < this.ignored[i - 1]!.line) {

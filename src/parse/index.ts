@@ -11,7 +11,12 @@ import { Kind, LineReader, type LogicalLine } from './lines.js';
 import { asToken } from './tokens.js';
 
 export interface ParseOptions {
-  /** Called with each backtrace as soon as it is complete, in input order. */
+  /**
+   * Called with each backtrace as soon as it is complete, in input order — except partial views
+   * (`source` set: an `info threads` row, a frame gdb echoed on `thread N`), which are held until
+   * their thread's backtrace arrives or the input ends. `index` counts calls. The returned Dump
+   * lists every backtrace in input order.
+   */
   onBacktrace?: (bt: Backtrace, index: number) => void;
   /**
    * false: after `onBacktrace` saw a backtrace, its frames are dropped from the returned Dump

@@ -39,6 +39,8 @@ for (const fixture of all) {
     assert.equal(dump.stats.frames, dump.backtraces.reduce((n, bt) => n + bt.frames.length, 0));
     const lines = dump.ignored.map((i) => i.line);
     assert.deepEqual(lines, [...lines].sort((a, b) => a - b), 'ignored lines in input order');
+    const starts = dump.backtraces.map((bt) => bt.startLine);
+    assert.deepEqual(starts, [...starts].sort((a, b) => a - b), 'backtraces in input order');
   });
 
   test(`streaming: ${fixture.name} — 1-, 3- and 7-character chunks give the same Dump`, () => {

@@ -251,7 +251,7 @@ const rows: Array<[string, (d: Dump) => void]> = [
     // it is handed out next to thread 1's backtrace, which repeats it.
     assert.deepEqual(
       d.backtraces.map((b) => [b.thread?.id ?? null, b.frames.length, b.startLine, b.source]),
-      [[2, 1, 14, undefined], [1, 1, 9, 'selected-frame'], [1, 1, 17, undefined]],
+      [[1, 1, 9, 'selected-frame'], [2, 1, 14, undefined], [1, 1, 17, undefined]],
     );
   }],
   ['header-error-no-frames', (d) => {
@@ -317,15 +317,15 @@ const rows: Array<[string, (d: Dump) => void]> = [
     assert.deepEqual(
       d.backtraces.map((b) => [b.thread?.gdbId, b.thread?.name, b.thread?.lwp, b.source ?? 'bt', b.truncated, b.frames.map((f) => f.function)]),
       [
-        ['3', 'pool-1', 72, 'bt', false, ['pthread_cond_wait@@GLIBC_2.3.2', 'Monitor::wait']],
         ['1', 'java', 70, 'info-threads', true, ['poll']],
         ['2', 'GC Thread#0', 71, 'info-threads', true, ['__lll_lock_wait']],
         ['4', 'worker', 73, 'info-threads', true, []],
         ['6', null, 10954, 'info-threads', true, ['__lll_mutex_lock_wait']],
         ['5', null, null, 'info-threads', true, ['nanosleep']],
+        ['3', 'pool-1', 72, 'bt', false, ['pthread_cond_wait@@GLIBC_2.3.2', 'Monitor::wait']],
       ],
     );
-    assert.deepEqual(d.backtraces[4]!.frames[0]!.continuationLines, [11]);
+    assert.deepEqual(d.backtraces[3]!.frames[0]!.continuationLines, [11]);
     assert.ok(d.ignored.some((i) => i.line === 7), 'the row of thread 3 gives way to its real backtrace');
   }],
   // gdb 13 on a C++ program (lambdas, templates, std::function, an anonymous namespace, a string
@@ -356,7 +356,7 @@ const rows: Array<[string, (d: Dump) => void]> = [
   ['real-gdb13-core-abba', (d) => {
     assert.deepEqual(
       d.backtraces.map((b) => [b.thread?.id, b.thread?.lwp, b.frames.length, b.source]),
-      [[3, 7160, 7, undefined], [2, 7159, 7, undefined], [1, 7157, 1, 'selected-frame'], [1, 7157, 6, undefined]],
+      [[1, 7157, 1, 'selected-frame'], [3, 7160, 7, undefined], [2, 7159, 7, undefined], [1, 7157, 6, undefined]],
     );
     assert.ok(d.ignored.some((i) => i.line === 8 && i.text.startsWith('57\t')));
   }],
