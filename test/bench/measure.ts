@@ -13,6 +13,8 @@ export interface ChildRun {
   stderr: string;
   /** Peak RSS in KiB, when the child was a node process run with the RSS probe. */
   maxRssKiB: number | null;
+  /** CPU time (user + system, all threads) of the child in ms, when probed. */
+  cpuMs: number | null;
 }
 
 export interface ChildOptions {
@@ -55,15 +57,18 @@ export function runChild(command: string, args: string[], options: ChildOptions 
       if (timer !== null) clearTimeout(timer);
       if (outFd !== null) closeSync(outFd);
       let maxRssKiB: number | null = null;
+      let cpuMs: number | null = null;
       if (rssFile !== null) {
         try {
-          maxRssKiB = (JSON.parse(readFileSync(rssFile, 'utf8')) as { maxRssKiB: number }).maxRssKiB;
+          const probe = JSON.parse(readFileSync(rssFile, 'utf8')) as { maxRssKiB: number; cpuMs: number };
+          maxRssKiB = probe.maxRssKiB;
+          cpuMs = probe.cpuMs;
         } catch {
           maxRssKiB = null;
         }
         rmSync(rssFile, { force: true });
       }
-      resolve({ ms, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), maxRssKiB });
+      resolve({ ms, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), maxRssKiB, cpuMs });
     });
   });
 }
@@ -73,6 +78,20 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * CPU time (user + system) of this process's finished, waited-for children so far, in ms, from
+ * /proc/self/stat (cutime + cstime, clock ticks of 10 ms); NaN where /proc is missing.
+ */
+export function childrenCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** The repository root, from dist/test/bench/ (three levels up). */
