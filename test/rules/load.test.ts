@@ -125,3 +125,22 @@ test('the README example rule, loaded as a user rule, changes the result', () =>
   assert.deepEqual(after.threads.map((t) => t.state), ['spin-wait', 'spin-wait']);
   assert.equal(after.unresolved[0]?.gdbCommand, 'print ((struct myapp_spinlock *) 0x55f1c2a04060)->owner_tid');
 });
+
+test('--rules may name a folder: every rule file in it loads; an empty folder is an error', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'waitgraph-rule-dir-'));
+  writeFileSync(join(folder, 'myapp.x.wait.json'), JSON.stringify(GOOD));
+  writeFileSync(join(folder, 'notes.txt'), 'not a rule');
+  const rules = loadRules({ extraFiles: [folder] });
+  assert.ok(rules.byId.has('myapp.x.wait'));
+  const empty = mkdtempSync(join(tmpdir(), 'waitgraph-rule-empty-'));
+  assert.throws(() => loadRules({ extraFiles: [empty] }), RuleError);
+  assert.throws(() => loadRules({ extraFiles: [join(empty, 'missing.yaml')] }), /rule file not found/);
+});
+
+test('built-in rules are ordered so every rule comes after the rules its unlessRules name', () => {
+  const rules = loadRules();
+  const position = new Map(rules.threadRules.map((r, i) => [r.id, i]));
+  for (const rule of rules.threadRules) {
+    for (const other of rule.unlessRules) assert.ok((position.get(other) ?? Infinity) < (position.get(rule.id) ?? -1), `${other} before ${rule.id}`);
+  }
+});
