@@ -13,6 +13,7 @@ import { registerCheck } from './commands/check.js';
 import { registerSchema } from './commands/schema.js';
 import { registerAttach } from './commands/attach.js';
 import { registerCore } from './commands/core.js';
+import { visible } from '../report/sanitize.js';
 
 /** Receives the exit code of whichever action ran. */
 export interface ExitSink {
@@ -25,14 +26,14 @@ export function createProgram(io: CliIO, version: string, sink: ExitSink): Comma
     .version(version, '-V, --version')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(visible(s)) });
   registerAnalyze(program, io, sink);
   registerParse(program, io, sink);
   registerCheck(program, io, sink);
   registerSchema(program, io, sink);
   registerAttach(program, io, sink);
   registerCore(program, io, sink);
-  for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+  for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(visible(s)) });
   return program;
 }
 
@@ -58,7 +59,8 @@ function reportError(error: unknown, io: CliIO, version: string): number {
     return ExitCode.Failure;
   }
   if (error instanceof WaitgraphError) {
-    io.err(`waitgraph: ${oneLine(error.message)}\n`);
+    // Messages name files and pids the user (or a glob over a stranger's repo) gave: no raw controls.
+    io.err(`waitgraph: ${visible(oneLine(error.message), { oneLine: true })}\n`);
     return ExitCode.Failure;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

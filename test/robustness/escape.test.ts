@@ -145,3 +145,24 @@ test('CLI: every --format prints no raw control character from a hostile dump, c
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('CLI: file names and option text with control characters are shown escaped in error lines and headers', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wg-escape-names-'));
+  try {
+    const missing = runWaitgraph([join(dir, 'evil\u001b[2J\u0007.txt')]);
+    assert.equal(missing.code, 2);
+    assert.equal(firstControl(missing.stderr), null, missing.stderr);
+    assert.match(missing.stderr, /evil\\x1b\[2J\\x07\.txt$/m);
+    const option = runWaitgraph(['--x\u001b]8;;http://evil\u0007']);
+    assert.equal(option.code, 2);
+    assert.equal(firstControl(option.stderr), null, option.stderr);
+    const hostileName = join(dir, 'dump\u001b[31m.txt');
+    writeFileSync(hostileName, plantedAbba(''));
+    const two = runWaitgraph([hostileName, hostileName]);
+    assert.equal(two.code, 1, two.stderr);
+    assert.equal(firstControl(two.stdout), null, 'the per-file header shows the name escaped');
+    assert.match(two.stdout, /== .*dump\\x1b\[31m\.txt ==/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

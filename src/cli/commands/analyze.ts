@@ -13,6 +13,7 @@ import { loadRules } from '../../rules/index.js';
 import { createChalk, FORMATS, reporters, toJsonReport, type Format } from '../../report/index.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
+import { visible } from '../../report/sanitize.js';
 
 interface AnalyzeFlags {
   format: Format;
@@ -69,6 +70,6 @@ async function render(results: Array<{ file: string; analysis: Analysis }>, form
     return `${JSON.stringify(list, null, 2)}\n`;
   }
   const parts: string[] = [];
-  for (const r of results) parts.push(`${chalk.bold(`== ${r.file} ==`)}\n${await reporters[format](r.analysis, { chalk, input: r.file })}`);
+  for (const r of results) parts.push(`${chalk.bold(`== ${visible(r.file, { oneLine: true })} ==`)}\n${await reporters[format](r.analysis, { chalk, input: r.file })}`);
   return parts.join('\n');
 }

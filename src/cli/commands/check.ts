@@ -24,6 +24,7 @@ import { readInputChunks } from '../read-input.js';
 import { analyzeStream } from '../../analyze.js';
 import { loadRules } from '../../rules/index.js';
 import type { LoadedRules } from '../../rules/types.js';
+import { visible } from '../../report/sanitize.js';
 
 export const DUMP_EXTENSIONS = ['txt', 'bt', 'log'] as const;
 const FOLDER_IGNORES = ['**/golden/**', '**/node_modules/**', '**/expected.*', '**/*.expected.*', '**/*.expect.json'];
@@ -233,7 +234,7 @@ export function renderCheckTable(rows: readonly CheckRow[], options: CheckOption
   // otherwise a folder of other tools' samples would bury the rows that matter.
   const listUnchecked = options.strict || options.verbose === true;
   const shown = rows.filter((row) => listUnchecked || row.status !== 'unchecked');
-  const body = shown.map((row) => [row.file, describeExpectation(row.expected), describeExpectation(row.got), STATUS_TEXT[row.status]]);
+  const body = shown.map((row) => [visible(row.file, { oneLine: true }), describeExpectation(row.expected), describeExpectation(row.got), STATUS_TEXT[row.status]]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
   const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   const out = [line(header), ...body.map(line), ''];
@@ -243,7 +244,7 @@ export function renderCheckTable(rows: readonly CheckRow[], options: CheckOption
   if (summary.updated > 0) parts.push(`${summary.updated} ${summary.updated === 1 ? 'sidecar' : 'sidecars'} written`);
   if (summary.error > 0) parts.push(`${summary.error} unreadable`);
   out.push(parts.join(', '));
-  for (const row of rows) if (row.error) out.push(`error: ${row.file}: ${row.error}`);
+  for (const row of rows) if (row.error) out.push(visible(`error: ${row.file}: ${row.error}`, { oneLine: true }));
   return `${out.join('\n')}\n`;
 }
 
@@ -278,7 +279,7 @@ function progressBar(io: CliIO): (done: number, total: number, file: string) => 
     const width = 20;
     const filled = Math.round((done / total) * width);
     // `3/20 name`: the third of twenty is being analysed; the bar shows the ones finished.
-    io.err(`\r\u001b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done + 1}/${total} ${file}`.slice(0, 120));
+    io.err(`\r\u001b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done + 1}/${total} ${visible(file, { oneLine: true })}`.slice(0, 120));
   };
 }
 
