@@ -206,6 +206,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads });
   const unresolved: UnresolvedWait[] = hang.unresolved;
   const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
+  for (const note of dump.capped ?? []) notes.push(note);
   if (wholeProcessLooksHung(works.map((w) => ({ blocked: w.analysis.blocked, timed: w.fired.some((f) => f.rule.effect.timed === true) })))) notes.push(WHOLE_PROCESS_HUNG_NOTE);
   return {
     schemaVersion: 1,

@@ -162,4 +162,10 @@ export interface Dump {
   ownerHints: OwnerHint[];
   ignored: IgnoredLine[];
   stats: DumpStats;
+  /**
+   * Limits the parser applied, one sentence each with its line (a frame wrapped over too many
+   * lines, a `bt full` value too long, too many frames in one line), so a report can say what was
+   * cut instead of cutting silently. Absent when none applied.
+   */
+  capped?: string[];
 }

@@ -52,6 +52,7 @@ export class DumpParser {
     this.flush();
     this.builder.end(this.reader.endedMidLine);
     this.done = this.builder.toDump(this.reader.lines);
+    if (this.reader.capped.length > 0) this.done.capped = this.reader.capped;
     return this.done;
   }
 

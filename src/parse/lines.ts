@@ -76,6 +76,8 @@ const MAX_VALUE_LINES = 2000;
 const MAX_FRAME_LINES = 256;
 /** Mid-line frame splits per physical line (each re-classifies the rest of the line). */
 const MAX_MIDLINE_SPLITS = 16;
+/** Notes about limits kept for the report (the `ignored` list still has every line). */
+const MAX_CAP_NOTES = 20;
 
 const FRAME_START = /^[ \t]*#(\d+)(?:[ \t]+|$)/;
 const LOCAL = /^(?: {8,}|\t+)([^\s=]+) = (.*)$/;
@@ -381,6 +383,14 @@ export class LineReader {
   private curLastLength = 0;
   /** Mid-line frame splits made in the current physical line (capped: MAX_MIDLINE_SPLITS). */
   private midlineSplits = 0;
+  /** Limits applied, as sentences for the report (Dump.capped); at most MAX_CAP_NOTES kept. */
+  readonly capped: string[] = [];
+  private cappedMore = 0;
+
+  private cap(note: string): void {
+    if (this.capped.length < MAX_CAP_NOTES) this.capped.push(note);
+    else if (++this.cappedMore === 1) this.capped.push('More limits were applied further on; `waitgraph parse` lists every line that was read on its own.');
+  }
   /** Inside an `info threads` table (after its command or its column header). */
   private infoThreads = false;
 
@@ -521,6 +531,10 @@ export class LineReader {
     const ll = classify(text, line);
     if (ll.kind === Kind.Frame && !ll.noJoin && ll.frame!.incomplete && text.includes('#', 1)) {
       const split = this.midlineSplits < MAX_MIDLINE_SPLITS ? midlineFrame(text) : -1;
+      if (this.midlineSplits === MAX_MIDLINE_SPLITS && midlineFrame(text) > 0) {
+        this.midlineSplits++;
+        this.cap(`Line ${line} holds more than ${MAX_MIDLINE_SPLITS} frames; the rest of the line is read as one frame.`);
+      }
       if (split > 0) {
         this.midlineSplits++;
         this.logical(text.slice(0, split), line, null, null, false);
@@ -579,6 +593,9 @@ export class LineReader {
       if (i === text.length) return false;
       const t = i === 0 ? text : text.slice(i);
       if (t.charCodeAt(0) === 35 && FRAME_START.test(t)) return false;
+      if (frame.incomplete && cur.extra?.length === MAX_FRAME_LINES) {
+        this.cap(`The frame at line ${cur.line} is wrapped over more than ${MAX_FRAME_LINES} lines; it is read as cut there, and the lines after it on their own.`);
+      }
       if (frame.incomplete && (cur.extra?.length ?? 0) < MAX_FRAME_LINES) {
         if (t.startsWith('Python Exception <')) {
           // stderr noise printed between a frame's name and its `(args…` continuation.
@@ -601,7 +618,10 @@ export class LineReader {
     if (cur.kind === Kind.Local || cur.kind === Kind.Print) {
       if (cur.open <= 0 || startsRecord(text)) return false;
       const count = (cur.extra?.length ?? 0) + 1;
-      if (count >= MAX_VALUE_LINES) return false;
+      if (count >= MAX_VALUE_LINES) {
+        this.cap(`The value at line ${cur.line} runs over ${MAX_VALUE_LINES.toLocaleString('en')} lines; it is cut there, and the lines after it are read on their own.`);
+        return false;
+      }
       (cur.extra ??= []).push(line);
       if (extra) cur.extra.push(...extra);
       (cur.parts ??= [cur.text]).push(text);
