@@ -235,7 +235,8 @@ export function renderCheckTable(rows: readonly CheckRow[], options: CheckOption
   const listUnchecked = options.strict || options.verbose === true;
   const shown = rows.filter((row) => listUnchecked || row.status !== 'unchecked');
   const body = shown.map((row) => [visible(row.file, { oneLine: true }), describeExpectation(row.expected), describeExpectation(row.got), STATUS_TEXT[row.status]]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
+  const widths = header.map((h) => h.length);
+  for (const cells of body) cells.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, cell.length))); // no spread: a folder may hold 100,000 dumps
   const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   const out = [line(header), ...body.map(line), ''];
   const summary = summarise(rows);
