@@ -34,10 +34,10 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   out.push(`## ${escapeText(verdictLine(analysis))}`, '');
 
   if (analysis.deadlocks.length === 1) {
-    out.push(...deadlockSection(analysis, analysis.deadlocks[0]!, threads, null));
+    for (const line of deadlockSection(analysis, analysis.deadlocks[0]!, threads, null)) out.push(line);
   } else {
     analysis.deadlocks.forEach((deadlock, index) => {
-      out.push(...deadlockSection(analysis, deadlock, threads, index + 1));
+      for (const line of deadlockSection(analysis, deadlock, threads, index + 1)) out.push(line); // no spread: a deadlock can have 100,000s of rows
     });
   }
 
@@ -151,7 +151,8 @@ export function fenceFor(content: string): string {
 /** Inline code that survives any content; in a table cell `|` is escaped (GFM reads it first). */
 export function code(text: string, inTable = false): string {
   let body = text.replace(/[\r\n]+/g, ' ');
-  const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 0;
+  for (const m of body.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const ticks = '`'.repeat(longest + 1);
   if (body.startsWith('`') || body.endsWith('`') || (body.startsWith(' ') && body.endsWith(' ') && body.trim() !== '')) body = ` ${body} `;
   if (inTable) body = body.replace(/\|/g, '\\|');
