@@ -22,3 +22,12 @@ test('README\'s Markdown sample is the current report (regenerate it when the go
   for (const line of table) assert.ok(readme.includes(line), `README lacks the table row: ${line}`);
   assert.ok(readme.includes(mermaid), 'README lacks the current Mermaid block');
 });
+
+test('README\'s text sample is lines of the current text report', () => {
+  const golden = readFileSync(join(ROOT, 'fixtures/golden/enzyme-autodiff-deferred.txt'), 'utf8').split('\n');
+  const sample = /```console\n\$ waitgraph fixtures\/enzyme-autodiff-deferred\.txt\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(sample, 'README has the text sample');
+  for (const line of sample.split('\n').filter((l) => l !== '' && l !== '…')) {
+    assert.ok(golden.includes(line), `README's text sample has a line the report no longer prints: ${line}`);
+  }
+});
