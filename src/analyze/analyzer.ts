@@ -6,7 +6,7 @@
 import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
-import { loadRules } from '../rules/load.js';
+import { loadBuiltinRules } from '../rules/builtin.js';
 import { prepareStack } from '../rules/match.js';
 import { normalizeAddress } from '../rules/normalize.js';
 import { expandTemplate } from '../rules/template.js';
@@ -18,7 +18,7 @@ import { resolveThreadExits } from './thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
 
 export interface AnalyzeOptions {
-  /** Compiled rules (`loadRules()`); the built-ins when absent. */
+  /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
   rules?: LoadedRules;
   /** Owner facts from gdb (live mode) or elsewhere; `Dump.ownerHints` are added automatically. */
   facts?: OwnerFact[];
@@ -41,7 +41,7 @@ export interface WaitInfo {
 }
 
 export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
-  const rules = options.rules ?? loadRules();
+  const rules = options.rules ?? loadBuiltinRules();
   const summaries: BacktraceSummary[] = [];
   const processFlags: boolean[] = rules.processConditions.map(() => false);
   return {

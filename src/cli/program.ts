@@ -7,32 +7,48 @@ import { Command, CommanderError } from 'commander';
 import type { CliIO } from './io.js';
 import { ExitCode } from './exit-codes.js';
 import { UsageError, WaitgraphError } from '../errors.js';
-import { registerAnalyze } from './commands/analyze.js';
-import { registerParse } from './commands/parse.js';
-import { registerCheck } from './commands/check.js';
-import { registerSchema } from './commands/schema.js';
-import { registerAttach } from './commands/attach.js';
-import { registerCore } from './commands/core.js';
 import { visible } from '../report/sanitize.js';
+
+type Register = (program: Command, io: CliIO, sink: ExitSink) => void;
+
+/**
+ * Each command's module, imported only when that command can run: a start pays for the command
+ * it runs (analyze: parser, rules, reports; check: zod; attach and core: the gdb driver), not for
+ * all of them (issue 7, figure 4: the founding report within 2.5 × `node -e 0`).
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  analyze: async () => (await import('./commands/analyze.js')).registerAnalyze,
+  parse: async () => (await import('./commands/parse.js')).registerParse,
+  check: async () => (await import('./commands/check.js')).registerCheck,
+  schema: async () => (await import('./commands/schema.js')).registerSchema,
+  attach: async () => (await import('./commands/attach.js')).registerAttach,
+  core: async () => (await import('./commands/core.js')).registerCore,
+};
+
+/**
+ * The commands argv may run: the default command (analyze), every command argv names, and all of
+ * them for `--help` / `help` (which list them). Loading one too many only costs time.
+ */
+export function commandsFor(argv: readonly string[]): string[] {
+  const all = Object.keys(COMMANDS);
+  if (argv.some((a) => a === '-h' || a === '--help' || a === 'help')) return all;
+  return all.filter((name, i) => i === 0 || argv.includes(name));
+}
 
 /** Receives the exit code of whichever action ran. */
 export interface ExitSink {
   code: number;
 }
 
-export function createProgram(io: CliIO, version: string, sink: ExitSink): Command {
+/** The program with the commands `argv` may run (all of them when argv is not given). */
+export async function createProgram(io: CliIO, version: string, sink: ExitSink, argv?: readonly string[]): Promise<Command> {
   const program = new Command('waitgraph')
     .description('Explain deadlocks in gdb thread dumps (`thread apply all bt` output).')
     .version(version, '-V, --version')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(visible(s)) });
-  registerAnalyze(program, io, sink);
-  registerParse(program, io, sink);
-  registerCheck(program, io, sink);
-  registerSchema(program, io, sink);
-  registerAttach(program, io, sink);
-  registerCore(program, io, sink);
+  for (const name of argv === undefined ? Object.keys(COMMANDS) : commandsFor(argv)) (await COMMANDS[name]!())(program, io, sink);
   for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(visible(s)) });
   return program;
 }
@@ -40,8 +56,8 @@ export function createProgram(io: CliIO, version: string, sink: ExitSink): Comma
 /** Runs argv (without node and script) and returns the exit code; never throws. */
 export async function runCli(argv: string[], io: CliIO, version: string): Promise<number> {
   const sink: ExitSink = { code: ExitCode.Ok };
-  const program = createProgram(io, version, sink);
   try {
+    const program = await createProgram(io, version, sink, argv);
     await program.parseAsync(argv, { from: 'user' });
     return sink.code;
   } catch (error) {

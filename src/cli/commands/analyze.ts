@@ -9,7 +9,7 @@ import type { ExitSink } from '../program.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
 import { analyzeStream } from '../../analyze.js';
-import { loadRules } from '../../rules/index.js';
+import { loadBuiltinRules } from '../../rules/builtin.js';
 import { createChalk, FORMATS, reporters, toJsonReport, type Format } from '../../report/index.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
@@ -42,7 +42,9 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .action(async (files: string[], flags: AnalyzeFlags) => {
-      const rules = loadRules({ extraFiles: flags.rules, cwd: io.cwd });
+      // User rule files need the YAML reader (and zod); the built-ins alone come precompiled.
+      const rules =
+        flags.rules.length === 0 ? loadBuiltinRules() : (await import('../../rules/load.js')).loadRules({ extraFiles: flags.rules, cwd: io.cwd });
       const inputs = files.length === 0 ? ['-'] : files;
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {

@@ -12,7 +12,7 @@ import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
 import { analyze } from '../../analyze.js';
 import { parseDump } from '../../parse/index.js';
-import { loadRules } from '../../rules/load.js';
+import { loadBuiltinRules } from '../../rules/builtin.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import type { Analysis, OwnerFact } from '../../model/analysis.js';
 import type { Dump } from '../../model/dump.js';
@@ -39,8 +39,10 @@ export function addLiveOptions(command: Command): Command {
 export async function runLive(target: LiveTarget, options: LiveCommandOptions, io: CliIO): Promise<number> {
   if (!isFormat(options.format)) throw new UsageError(`unknown format ${options.format} (choose from ${FORMATS.join(', ')})`);
   if (!/^\d{1,5}$/.test(options.timeout) || Number(options.timeout) < 1) throw new UsageError(`--timeout takes whole seconds (1–99999), not ${JSON.stringify(options.timeout)}`);
+  // User rule files need the YAML reader (and zod); the built-ins alone come precompiled.
+  const yamlRules = (options.rules ?? []).length > 0 ? await import('../../rules/load.js') : null;
   const prepare = () => {
-    const rules = loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd });
+    const rules = yamlRules !== null ? yamlRules.loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd }) : loadBuiltinRules();
     return { parse: parseDump, analyze: (dump: Dump, facts: OwnerFact[]): Analysis => analyze(dump, { rules, facts }) };
   };
   const result = await investigate(target, { gdbPath: gdbPathFrom(io.env), prepare, commandTimeoutMs: Number(options.timeout) * 1000, cwd: io.cwd });

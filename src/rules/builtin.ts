@@ -1,0 +1,96 @@
+/**
+ * The built-in rules, quickly: compiled from `builtin-rules.json`, which the build writes beside
+ * this module (precompile.ts reads and validates every YAML pack once), so a start loads neither
+ * the YAML parser nor zod and parses no YAML (~250 ms of every start before; issue 7, figure 4).
+ *
+ * The JSON records each rule file's size and modification time. When it is missing or a rule file
+ * changed since the build (a rule edited and only `tsc` run), the YAML is read as before: the
+ * result is always the rules on disk, only the speed differs. test/bench/builtin-rules.test.ts
+ * checks that both paths give the same rules.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { RuleError } from '../errors.js';
+import { builtinRulesDir, builtinRuleFiles, PRIMITIVES_FILE } from './builtin-dir.js';
+import { assembleRules, compileFrame, type Fail, type RuleEntry } from './compile.js';
+import type { CycleRuleRaw, FrameConditionRaw, ThreadRuleRaw } from './schema.js';
+import type { LoadedRules } from './types.js';
+
+/** The file the build writes next to this module. */
+export const BUILTIN_JSON = 'builtin-rules.json';
+
+export interface BuiltinJson {
+  version: 1;
+  /** Every rule file and the primitives file, relative to the built-in folder, with what they were at build time. */
+  files: Array<{ path: string; size: number; mtimeMs: number }>;
+  primitives: FrameConditionRaw[];
+  rules: Array<{ path: string; packFolder: string } & ({ kind: 'thread'; raw: ThreadRuleRaw } | { kind: 'cycle'; raw: CycleRuleRaw })>;
+}
+
+/** The files the JSON must describe: the primitives file, then every rule file in load order. */
+export function builtinFileStates(dir: string): BuiltinJson['files'] {
+  return [PRIMITIVES_FILE, ...builtinRuleFiles(dir).map((f) => f.path)].map((path) => {
+    const stat = statSync(join(dir, path));
+    return { path, size: stat.size, mtimeMs: stat.mtimeMs };
+  });
+}
+
+/** The compiled JSON when it exists and matches the rule files on disk; else null. */
+function readFreshJson(dir: string): BuiltinJson | null {
+  let json: BuiltinJson;
+  try {
+    json = JSON.parse(readFileSync(new URL(BUILTIN_JSON, import.meta.url), 'utf8')) as BuiltinJson;
+  } catch {
+    return null;
+  }
+  if (json.version !== 1) return null;
+  let now: BuiltinJson['files'];
+  try {
+    now = builtinFileStates(dir);
+  } catch {
+    return null;
+  }
+  if (now.length !== json.files.length) return null;
+  for (let i = 0; i < now.length; i++) {
+    const a = now[i]!;
+    const b = json.files[i]!;
+    if (a.path !== b.path || a.size !== b.size || a.mtimeMs !== b.mtimeMs) return null;
+  }
+  return json;
+}
+
+function compileJson(json: BuiltinJson, dir: string): LoadedRules {
+  // Validated at build time; a failure here means the JSON and this code disagree.
+  const failFor =
+    (shown: string): Fail =>
+    (path, message) =>
+      new RuleError(`${shown}: ${path.join('.')}: ${message} (built-in rules JSON; run npm run build)`);
+  const primitives = json.primitives.map((f, i) => compileFrame(f, ['primitives', i], failFor(PRIMITIVES_FILE)));
+  const entries: RuleEntry[] = json.rules.map((r) => {
+    const source = { path: join(dir, r.path), display: r.path, builtin: true, packFolder: r.packFolder };
+    return r.kind === 'thread' ? { source, kind: 'thread', raw: r.raw, fail: failFor(r.path) } : { source, kind: 'cycle', raw: r.raw, fail: failFor(r.path) };
+  });
+  return assembleRules(
+    entries,
+    primitives,
+    entries.map((e) => e.source.path),
+    (p) => p,
+  );
+}
+
+const dir = builtinRulesDir();
+const fresh = readFreshJson(dir);
+// Only when the JSON cannot be used: the YAML reader (and with it the YAML parser and zod).
+const yamlLoader = fresh === null ? await import('./load.js') : null;
+let loaded: LoadedRules | null = null;
+
+/** The built-in rule packs, compiled (once per process; compiled rules are never modified). */
+export function loadBuiltinRules(): LoadedRules {
+  loaded ??= fresh !== null ? compileJson(fresh, dir) : yamlLoader!.loadRules();
+  return loaded;
+}
+
+/** True when the last call used the build's JSON (for tests and the benchmark). */
+export function builtinRulesFromJson(): boolean {
+  return fresh !== null;
+}
