@@ -51,6 +51,21 @@ export function visible(text: string, options: { oneLine?: boolean } = {}): stri
  * maps to one copy, so identity between them is kept.
  */
 export function sanitizeAnalysis(analysis: Analysis): Analysis {
+  const cached = sanitized.get(analysis);
+  if (cached !== undefined) return cached;
+  const result = sanitizeValue(analysis);
+  sanitized.set(analysis, result);
+  if (result !== analysis) sanitized.set(result, result);
+  return result;
+}
+
+/**
+ * One walk per Analysis even when several reporters print it (Markdown embeds Mermaid, SVG is
+ * rendered from DOT). Reporters never mutate an Analysis, so the copy stays valid.
+ */
+const sanitized = new WeakMap<Analysis, Analysis>();
+
+function sanitizeValue(analysis: Analysis): Analysis {
   const copies = new Map<object, unknown>();
   const walk = (value: unknown): unknown => {
     if (typeof value === 'string') return CONTROL_TEST.test(value) ? value.replace(CONTROL_CHARS, escapeChar) : value;
