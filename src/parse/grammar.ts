@@ -35,8 +35,13 @@ export class BacktraceParser extends EmbeddedActionsParser {
   /** Receives the parse events of the current record; set before each `document()` call. */
   builder: DumpBuilder | null = null;
 
-  constructor() {
-    super(allTokens, { recoveryEnabled: false, maxLookahead: 1 });
+  /**
+   * `validate: false` skips Chevrotain's grammar validations in the self-analysis, ~4 ms of every
+   * start (issue 7, figure 4); the shared instance does, and test/bench/parser-startup.test.ts
+   * builds a validating one so a grammar error still fails the tests.
+   */
+  constructor(options: { validate?: boolean } = {}) {
+    super(allTokens, { recoveryEnabled: false, maxLookahead: 1, skipValidations: options.validate === false });
     this.performSelfAnalysis();
   }
 
@@ -251,6 +256,6 @@ let shared: BacktraceParser | null = null;
 
 /** The one parser instance (building a Chevrotain parser is costly; parsing is synchronous). */
 export function backtraceParser(): BacktraceParser {
-  shared ??= new BacktraceParser();
+  shared ??= new BacktraceParser({ validate: false });
   return shared;
 }
