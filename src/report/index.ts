@@ -7,11 +7,6 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { Analysis } from '../model/analysis.js';
 import { renderJson } from './json.js';
 import { renderText } from './text.js';
-import { renderMarkdown } from './markdown.js';
-import { renderMermaid } from './mermaid.js';
-import { renderDot } from './dot.js';
-import { renderSvg } from './svg.js';
-import { renderSarif } from './sarif.js';
 import type { GroupMode } from './group.js';
 
 export interface ReportOptions {
@@ -32,12 +27,14 @@ export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'svg' | 
 export const reporters = {
   text: renderText,
   json: renderJson,
-  markdown: (analysis, options) => renderMarkdown(analysis, options.group ? { group: options.group } : {}),
-  mermaid: (analysis) => renderMermaid(analysis),
-  dot: (analysis) => renderDot(analysis),
-  svg: (analysis) => renderSvg(analysis),
-  sarif: (analysis, options) =>
-    renderSarif(analysis, {
+  // The other formats' modules are imported when first used: a start loads only the chosen one
+  // (text and JSON stay synchronous for library callers; issue 7, figure 4).
+  markdown: async (analysis, options) => (await import('./markdown.js')).renderMarkdown(analysis, options.group ? { group: options.group } : {}),
+  mermaid: async (analysis) => (await import('./mermaid.js')).renderMermaid(analysis),
+  dot: async (analysis) => (await import('./dot.js')).renderDot(analysis),
+  svg: async (analysis) => (await import('./svg.js')).renderSvg(analysis),
+  sarif: async (analysis, options) =>
+    (await import('./sarif.js')).renderSarif(analysis, {
       ...(options.version ? { version: options.version } : {}),
       ...(options.input && options.input !== '-' ? { inputUri: options.input } : {}),
     }),
