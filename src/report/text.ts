@@ -7,12 +7,21 @@
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
 import { compareThreadKeys, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
-import { pluralState } from './group.js';
+import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
 const WIDTH = 100;
 
-export function renderText(analysis: Analysis, options: { chalk: ChalkInstance }): string {
+export interface TextOptions {
+  chalk: ChalkInstance;
+  /**
+   * When set, every thread's stack is printed once per group of alike stacks (panicparse-style):
+   * `exact` frames, or the same `functions`. Needs the dump's frames (the CLI keeps them then).
+   */
+  group?: GroupMode;
+}
+
+export function renderText(analysis: Analysis, options: TextOptions): string {
   analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
   const c = options.chalk;
   const threads = threadsByKey(analysis);
@@ -49,6 +58,18 @@ export function renderText(analysis: Analysis, options: { chalk: ChalkInstance }
       const t = threads.get(u.thread);
       out.push(`  ${name(t, u.thread)} ${u.description} (${u.resource})`);
       if (u.gdbCommand) out.push(`    ask gdb: ${c.cyan(u.gdbCommand)}`);
+    }
+  }
+
+  if (options.group !== undefined) {
+    const section = groupedStackSection(analysis, options.group);
+    if (section.length > 0) {
+      out.push('');
+      out.push(c.bold(`Stacks (threads with ${options.group === 'exact' ? 'the same frames' : 'the same functions'} shown once):`));
+      for (const group of section) {
+        out.push(`  ${group.title}`);
+        for (const line of group.stack) out.push(line === '' ? '' : `      ${line}`);
+      }
     }
   }
 

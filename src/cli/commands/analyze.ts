@@ -13,6 +13,7 @@ import { loadBuiltinRules } from '../../rules/builtin.js';
 import { createChalk, FORMATS, reporters, toJsonReport, type Format } from '../../report/index.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
+import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../report/sanitize.js';
 
 interface AnalyzeFlags {
@@ -20,6 +21,8 @@ interface AnalyzeFlags {
   rules: string[];
   /** --color / --no-color; undefined when neither was given. */
   color?: boolean;
+  /** --group: print stacks, alike ones once (text; Markdown always groups, by functions unless given). */
+  group?: GroupMode;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -39,6 +42,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .argument('[files...]', 'files holding gdb output (`thread apply all bt`), or - for standard input (the default)')
     .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
     .option('--rules <file>', 'load extra rules from a YAML/JSON rule file or a folder of them (repeatable)', collect, [] as string[])
+    .addOption(new Option('--group <mode>', 'print the stacks, threads with alike stacks once: exact frames or the same functions').choices(GROUP_MODES))
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .action(async (files: string[], flags: AnalyzeFlags) => {
@@ -48,23 +52,35 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       const inputs = files.length === 0 ? ['-'] : files;
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {
-        const analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: FORMATS_NEEDING_FRAMES.has(flags.format) });
+        const analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: needsFrames(flags) });
         if (analysis.stats.backtraces === 0) {
           const shown = file === '-' ? 'standard input' : file;
           throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
         }
         results.push({ file, analysis });
       }
-      io.out(await render(results, flags.format, io, flags.color));
+      io.out(await render(results, flags.format, io, flags.color, flags.group));
       sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
     });
 }
 
-async function render(results: Array<{ file: string; analysis: Analysis }>, format: Format, io: CliIO, color: boolean | undefined): Promise<string> {
+/** Frames are kept only for reports that print stacks: Markdown, and text with --group. */
+function needsFrames(flags: AnalyzeFlags): boolean {
+  return FORMATS_NEEDING_FRAMES.has(flags.format) || (flags.format === 'text' && flags.group !== undefined);
+}
+
+async function render(
+  results: Array<{ file: string; analysis: Analysis }>,
+  format: Format,
+  io: CliIO,
+  color: boolean | undefined,
+  group: GroupMode | undefined,
+): Promise<string> {
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env, ...(color !== undefined ? { flag: color } : {}) });
+  const shared = group !== undefined ? { chalk, group } : { chalk };
   if (results.length === 1) {
     const only = results[0] as (typeof results)[number];
-    return reporters[format](only.analysis, { chalk, input: only.file });
+    return reporters[format](only.analysis, { ...shared, input: only.file });
   }
   if (format === 'json') {
     // Several dumps: still one JSON document.
@@ -72,6 +88,6 @@ async function render(results: Array<{ file: string; analysis: Analysis }>, form
     return `${JSON.stringify(list, null, 2)}\n`;
   }
   const parts: string[] = [];
-  for (const r of results) parts.push(`${chalk.bold(`== ${visible(r.file, { oneLine: true })} ==`)}\n${await reporters[format](r.analysis, { chalk, input: r.file })}`);
+  for (const r of results) parts.push(`${chalk.bold(`== ${visible(r.file, { oneLine: true })} ==`)}\n${await reporters[format](r.analysis, { ...shared, input: r.file })}`);
   return parts.join('\n');
 }
