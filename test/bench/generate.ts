@@ -20,6 +20,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'no
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prng } from '../helpers/prng.js';
 
 /** Bump when the generated text changes, so cached dumps are regenerated. */
 export const GENERATOR_VERSION = 3;
@@ -64,17 +65,6 @@ export interface GeneratedDump {
   reused: boolean;
 }
 
-/** mulberry32: small, fast, good enough for shaping text; deterministic for a seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;

@@ -23,6 +23,8 @@ import { renderSvg } from '../../src/report/svg.js';
 import { renderSarif } from '../../src/report/sarif.js';
 import { loadRules } from '../../src/rules/index.js';
 import { firstControl } from './hostile.js';
+import { prng } from '../helpers/prng.js';
+export { prng };
 
 const NO_COLOUR = new Chalk({ level: 0 });
 /** The built-in rules, compiled once (loading them is most of the cost of a small case). */
@@ -136,17 +138,6 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
   }
 }
 
-/** Small deterministic PRNG (mulberry32) for chunk sizes. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Parses `text` pushed in chunks of 1..64 characters (cuts fall mid-line, mid-CRLF, mid-prompt). */
 export function parseInChunks(text: string, seed: number): Dump {
