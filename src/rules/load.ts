@@ -29,12 +29,15 @@ export interface LoadRulesOptions {
   noBuiltins?: boolean;
   /** Load only these built-in packs (folder names). */
   packs?: string[];
-  /** Working directory for relative paths and for error messages. */
+  /**
+   * Working directory for relative paths and for error messages. Without it, `path.resolve`'s own
+   * default (the process's directory) applies; only cli/main.ts reads `process` itself.
+   */
   cwd?: string;
 }
 
 export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
-  const cwd = options.cwd ?? process.cwd();
+  const cwd = resolve(options.cwd ?? '.');
   const display = (p: string): string => {
     const rel = relative(cwd, p);
     return rel.startsWith('..') || rel === '' ? p : rel;
