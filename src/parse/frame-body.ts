@@ -28,7 +28,11 @@ const SPECIAL_FRAMES: ReadonlyArray<readonly [string, FrameKind]> = [
   ['<cross-architecture call>', 'arch'],
 ];
 
-/** The characters that matter to bracket matching: quotes and brackets (global: used with lastIndex). */
+/**
+ * The characters that matter to bracket matching: quotes and brackets (global: used with lastIndex).
+ * A plain charCode loop over a lookup table was measured instead: ~20% slower on the bench's frame
+ * lines, since the native scan between brackets outweighs the cost of one `test` call per bracket.
+ */
 const STRUCTURAL = /["'(){}[\]]/g;
 /** The same plus the argument separator. */
 const ARG_STRUCTURAL = /["'(){}[\],]/g;
@@ -162,24 +166,29 @@ function applyTail(result: FrameBody, s: string, from: number): void {
     return;
   }
   // ` at FILE:LINE`, split at the last `:` so `C:\…` and `D://…` stay whole; no `:N` → library.
-  const loc = s.slice(from + 4);
-  const colon = loc.lastIndexOf(':');
-  if (colon > 0 && colon < loc.length - 1) {
+  // Indexes into `s` rather than a sliced copy of the location: one string less per frame.
+  const at = from + 4;
+  const n = s.length;
+  const colon = s.lastIndexOf(':');
+  if (colon > at && colon < n - 1) {
     let allDigits = true;
-    for (let k = colon + 1; k < loc.length; k++) {
-      const c = loc.charCodeAt(k);
+    let line = 0;
+    for (let k = colon + 1; k < n; k++) {
+      const c = s.charCodeAt(k);
       if (c < 48 || c > 57) {
         allDigits = false;
         break;
       }
+      line = line * 10 + (c - 48);
     }
     if (allDigits) {
-      result.file = loc.slice(0, colon);
-      result.line = Number(loc.slice(colon + 1));
+      result.file = s.slice(at, colon);
+      // Summed digits are exact below 2^53; longer runs go through Number() as before.
+      result.line = n - colon - 1 <= 15 ? line : Number(s.slice(colon + 1));
       return;
     }
   }
-  result.library = loc;
+  result.library = s.slice(at);
 }
 
 function specialFrame(s: string, at: number): readonly [string, FrameKind] | null {

@@ -65,7 +65,48 @@ export interface CleanLine {
 
 // Characters only the slow path below handles; absent from almost every line of a clean dump.
 const TRIGGER = /[\r\x1b\x1a\u200b-\u200d\u2060\ufeff\\]/;
-const HTML_ENTITY_TEST = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/i;
+// Sticky forms of HTML_TAG_TEST and HTML_ENTITY_TEST, tried only where a `<` or `&` stands: every
+// match of those starts with that character, so the result is the same as an unanchored search, but
+// a dump full of `<optimized out>`, `std::vector<int>` and `&` is not scanned by a regex byte by byte.
+const HTML_TAG_AT = /<\/?(?:p|br|pre|code|div|span|tt|kbd|samp|blockquote)\b[^<>]*>/iy;
+const HTML_ENTITY_AT = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/iy;
+
+/** Same answer as `HTML_TAG_TEST.test(text)`. */
+function hasHtmlTag(text: string): boolean {
+  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', i + 1)) {
+    HTML_TAG_AT.lastIndex = i;
+    if (HTML_TAG_AT.test(text)) return true;
+  }
+  return false;
+}
+
+/** Same answer as `/&(?:lt|gt|…);/i.test(text)`. */
+function hasHtmlEntity(text: string): boolean {
+  for (let i = text.indexOf('&'); i >= 0; i = text.indexOf('&', i + 1)) {
+    HTML_ENTITY_AT.lastIndex = i;
+    if (HTML_ENTITY_AT.test(text)) return true;
+  }
+  return false;
+}
+
+/**
+ * Same answer as `QP_HIGH_BYTE.test(text)`, by charCode tests at each `=` (arguments hold hundreds
+ * of thousands of `=` in a large dump, but a test of the next character rules almost all out).
+ */
+function hasQpHighByte(text: string): boolean {
+  for (let i = text.indexOf('='); i >= 0; i = text.indexOf('=', i + 1)) {
+    const c1 = text.charCodeAt(i + 1);
+    if (c1 < 67 /* C */ || c1 > 70 /* F */) continue;
+    if (!isUpperHexDigit(text.charCodeAt(i + 2)) || text.charCodeAt(i + 3) !== 61 /* = */) continue;
+    const c4 = text.charCodeAt(i + 4);
+    if ((c4 === 56 || c4 === 57 || (c4 >= 65 && c4 <= 66)) && isUpperHexDigit(text.charCodeAt(i + 5))) return true;
+  }
+  return false;
+}
+
+function isUpperHexDigit(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70);
+}
 
 /**
  * Whether a whole chunk of text may need any normalising beyond the quote and comment prefixes:
@@ -86,10 +127,10 @@ export function chunkNeedsWork(text: string): boolean {
     text.includes('Type <') ||
     // The same tests cleanLine makes per line (case-insensitive), or a chunk is called clean while
     // one of its lines is not, and chunked parsing differs from whole parsing (fuzz: `<pñ…>`).
-    (text.includes('&') && HTML_ENTITY_TEST.test(text)) ||
+    hasHtmlEntity(text) ||
     text.includes('=3D') ||
-    QP_HIGH_BYTE.test(text) ||
-    (text.includes('<') && HTML_TAG_TEST.test(text))
+    hasQpHighByte(text) ||
+    hasHtmlTag(text)
   );
 }
 
@@ -108,9 +149,9 @@ function needsWork(raw: string, chunkClean: boolean): boolean {
   }
   if (chunkClean) return false;
   if (raw.includes('Type <')) return true;
-  if (raw.includes('=3D') || QP_HIGH_BYTE.test(raw)) return true;
-  if (raw.includes('&') && HTML_ENTITY_TEST.test(raw)) return true;
-  return raw.includes('<') && HTML_TAG_TEST.test(raw);
+  if (raw.includes('=3D') || hasQpHighByte(raw)) return true;
+  if (hasHtmlEntity(raw)) return true;
+  return hasHtmlTag(raw);
 }
 
 /** The result object is reused between calls (one physical line at a time): copy what you keep. */
