@@ -198,15 +198,15 @@ function specialFrame(s: string, at: number): readonly [string, FrameKind] | nul
 }
 
 /**
- * Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) starting at `from` in `s` (the whole
- * line, so no copy of the body is made). Never throws.
+ * A frame with only its level and function set: the one object shape every frame starts from (gdb
+ * and LLDB lines alike), so frames stay monomorphic. `args` is a shared placeholder: the builder
+ * replaces it, never pushes into it.
  */
-export function scanFrameBody(s: string, from: number, holder: ArgsHolder): FrameBody {
-  holder.argsText = null;
-  const result: FrameBody = {
-    level: -1,
+export function emptyFrame(level: number, fn: string): FrameBody {
+  return {
+    level,
     pc: null,
-    function: '',
+    function: fn,
     args: NO_ARGS,
     file: null,
     line: null,
@@ -216,6 +216,15 @@ export function scanFrameBody(s: string, from: number, holder: ArgsHolder): Fram
     incomplete: false,
     sourceLine: 0,
   };
+}
+
+/**
+ * Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) starting at `from` in `s` (the whole
+ * line, so no copy of the body is made). Never throws.
+ */
+export function scanFrameBody(s: string, from: number, holder: ArgsHolder): FrameBody {
+  holder.argsText = null;
+  const result = emptyFrame(-1, '');
   const special = specialFrame(s, from);
   if (special !== null) {
     result.function = special[0];

@@ -8,7 +8,7 @@
  *       frame #1: 0x00007fff2033a8e1 libsystem_c.dylib`abort + 120
  */
 import type { Frame, ThreadInfo } from '../model/dump.js';
-import type { ArgsHolder } from './frame-body.js';
+import { emptyFrame, type ArgsHolder } from './frame-body.js';
 
 // `* thread #1, name = 'julia', stop reason = signal SIGSTOP` / `thread #1: tid = 18364, 0x…, name = 'python'`
 const THREAD = /^[ \t]*(?:\*[ \t]*)?thread #(\d+)(?:[:,][ \t]*(.*))?$/s;
@@ -40,19 +40,7 @@ export function parseLldbFrame(text: string, holder: ArgsHolder): Frame | null {
   const m = FRAME.exec(text);
   if (m === null) return null;
   holder.argsText = null;
-  const frame: Frame = {
-    level: Number(m[1]),
-    pc: null,
-    function: '??',
-    args: [],
-    file: null,
-    line: null,
-    library: null,
-    inlined: false,
-    kind: 'normal',
-    incomplete: false,
-    sourceLine: 0,
-  };
+  const frame: Frame = emptyFrame(Number(m[1]), '??');
   let rest = m[2]!.trim();
   if (rest === '') {
     frame.incomplete = true;
