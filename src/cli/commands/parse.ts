@@ -7,6 +7,7 @@ import type { CliIO } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
 import { parseDumpStream } from '../../parse/index.js';
+import { escapeJsonInvisibles } from '../../report/sanitize.js';
 import { readInputChunks } from '../read-input.js';
 
 export function registerParse(program: Command, io: CliIO, sink: { code: number }): void {
@@ -20,7 +21,8 @@ export function registerParse(program: Command, io: CliIO, sink: { code: number 
         const name = file === undefined || file === '-' ? 'standard input' : file;
         throw new InputError(`no gdb backtrace found in ${name} (expected lines like "#0  0x… in func (…) at file.c:12")`);
       }
-      io.out(`${JSON.stringify(dump, null, 2)}\n`);
+      // Parsed text is the input's own: bidi marks and C1 controls in it are escaped, as in the JSON report.
+      io.out(`${escapeJsonInvisibles(JSON.stringify(dump, null, 2))}\n`);
       sink.code = ExitCode.Ok;
     });
 }
