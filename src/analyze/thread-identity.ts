@@ -26,6 +26,10 @@ export function resolveThreadExits(threads: ReadonlyArray<Pick<ThreadAnalysis, '
   const byPtid = new Map<string, string>();
   for (const t of threads) if (t.ptid !== null) byPtid.set(normalizeAddress(t.ptid), t.key);
   const waits = edges.filter((e) => e.kind === 'waits' && e.to.startsWith(THREAD_EXIT));
+  // Hold edges already there, by `from→to` (a Set, not a scan of `edges` per wait: a dump where
+  // thousands of threads join each other was quadratic here).
+  const holds = new Set<string>();
+  for (const e of edges) if (e.kind === 'holds') holds.add(`${e.from}\n${e.to}`);
   for (const wait of waits) {
     const raw = wait.to.slice(THREAD_EXIT.length);
     const ptid = pthreadIdFrom(raw);
@@ -34,7 +38,10 @@ export function resolveThreadExits(threads: ReadonlyArray<Pick<ThreadAnalysis, '
     wait.to = node;
     if (raw !== ptid) wait.description = wait.description.split(raw).join(ptid);
     const key = byPtid.get(ptid);
-    if (key === undefined || edges.some((e) => e.kind === 'holds' && e.from === node && e.to === threadNode(key))) continue;
+    if (key === undefined) continue;
+    const holdKey = `${node}\n${threadNode(key)}`;
+    if (holds.has(holdKey)) continue;
+    holds.add(holdKey);
     edges.push({
       kind: 'holds',
       from: node,

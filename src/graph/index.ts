@@ -6,7 +6,7 @@
  * wait on each component from outside.
  */
 import { DirectedGraph } from 'graphology';
-import { stronglyConnectedComponents } from 'graphology-components';
+import { stronglyConnectedComponents } from './scc.js';
 import type { Edge, ThreadKey } from '../model/analysis.js';
 
 export interface CycleComponent {
