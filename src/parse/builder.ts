@@ -122,6 +122,13 @@ export class DumpBuilder {
     this.lastWasFrame = true;
   }
 
+  /** A FrameRun token: its head line, then each line of its run, as frames one after another. */
+  frameRun(head: LogicalLine, first: boolean): void {
+    this.frame(head, first);
+    const run = head.run!;
+    for (let i = 0; i < run.length; i++) this.frame(run[i]!, false);
+  }
+
   local(line: LogicalLine): void {
     const frame = this.lastFrame();
     if (frame === null) return this.ignoreLine(line);

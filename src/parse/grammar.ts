@@ -12,6 +12,7 @@ import {
   BlankLine,
   ElisionMarker,
   FrameLine,
+  FrameRun,
   LocalLine,
   LocalsMarker,
   MoreFramesFollow,
@@ -58,7 +59,10 @@ export class BacktraceParser extends EmbeddedActionsParser {
   private altsDocument?: IOrAlt<void>[];
   private altsBacktraceStart?: IOrAlt<void>[];
   private altsBacktraceLine?: IOrAlt<void>[];
+  private altsFrame?: IOrAlt<void>[];
   private altsLocals?: IOrAlt<void>[];
+  /** The `first` argument of the frameBlock being parsed (the alternatives are built once). */
+  private frameFirst = false;
   private altsTrailer?: IOrAlt<void>[];
   private altsInterlude?: IOrAlt<void>[];
   private altsLooseLine?: IOrAlt<void>[];
@@ -90,7 +94,7 @@ export class BacktraceParser extends EmbeddedActionsParser {
       (this.manyBacktrace ??= {
         GATE: () => {
           const next = this.LA(1) as LogicalLine;
-          return next.tokenType !== FrameLine || this.builder === null || this.builder.continues(next.level);
+          return (next.tokenType !== FrameLine && next.tokenType !== FrameRun) || this.builder === null || this.builder.continues(next.level);
         },
         DEF: () => this.SUBRULE(this.backtraceLine),
       }),
@@ -118,10 +122,29 @@ export class BacktraceParser extends EmbeddedActionsParser {
     );
   });
 
-  /** `#1  ijl_gc_collect (collection=collection@entry=JL_GC_AUTO) at …/src/gc.c:3508` and its `bt full` locals. */
+  /**
+   * `#1  ijl_gc_collect (collection=collection@entry=JL_GC_AUTO) at …/src/gc.c:3508` and its `bt full`
+   * locals; or a run of frame lines with rising levels (one token instead of one per line: the
+   * common case of a plain `thread apply all bt`), the locals then belonging to its last frame.
+   */
   frameBlock = this.RULE('frameBlock', (first: boolean) => {
-    const token = this.CONSUME(FrameLine);
-    this.act?.frame(payload(token), first);
+    this.frameFirst = first;
+    this.OR(
+      (this.altsFrame ??= [
+        {
+          ALT: () => {
+            const token = this.CONSUME(FrameLine);
+            this.act?.frame(payload(token), this.frameFirst);
+          },
+        },
+        {
+          ALT: () => {
+            const token = this.CONSUME(FrameRun);
+            this.act?.frameRun(payload(token), this.frameFirst);
+          },
+        },
+      ]),
+    );
     this.OPTION(() => this.SUBRULE(this.locals));
   });
 

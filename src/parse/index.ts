@@ -8,7 +8,7 @@ import type { Backtrace, Dump } from '../model/dump.js';
 import { DumpBuilder } from './builder.js';
 import { backtraceParser } from './grammar.js';
 import { Kind, LineReader, type LogicalLine } from './lines.js';
-import { asToken } from './tokens.js';
+import { asToken, FrameRun } from './tokens.js';
 
 export interface ParseOptions {
   /**
@@ -26,12 +26,20 @@ export interface ParseOptions {
 }
 
 /** Records are cut at the latest after this many lines, so memory does not grow with input. */
-const MAX_RECORD_TOKENS = 2048;
+const MAX_RECORD_LINES = 2048;
+/** A FrameRun token holds at most this many frame lines (a record seam may also end it). */
+const MAX_RUN_LINES = 256;
 
 export class DumpParser {
   private readonly builder: DumpBuilder;
   private readonly reader: LineReader;
   private tokens: LogicalLine[] = [];
+  /** Logical lines in `tokens` (a FrameRun token holds several). */
+  private recordLines = 0;
+  /** The FrameRun or FrameLine token that the next frame line may extend, or null. */
+  private runHead: LogicalLine | null = null;
+  /** Level of the last frame line of `runHead`. */
+  private runLevel = -1;
   private done: Dump | null = null;
 
   constructor(options: ParseOptions = {}) {
@@ -58,10 +66,42 @@ export class DumpParser {
 
   private take(line: LogicalLine): void {
     // Safe seams: before a header or a prompt nothing of the previous record can continue.
-    if (this.tokens.length > 0 && (line.kind === Kind.Header || line.kind === Kind.Prompt || this.tokens.length >= MAX_RECORD_TOKENS)) {
+    if (this.tokens.length > 0 && (line.kind === Kind.Header || line.kind === Kind.Prompt || this.recordLines >= MAX_RECORD_LINES)) {
       this.flush();
     }
+    this.recordLines++;
+    if (line.kind === Kind.Frame) {
+      // A frame line right after a frame line, one level further out: it joins that token's run.
+      // The parser then sees one FrameRun token where it would see FrameLine, FrameLine, …; the
+      // builder gets the same frame calls in the same order (levels rise, so each continues).
+      const head = this.runHead;
+      if (head !== null && line.level > this.runLevel && (head.run === null || head.run.length < MAX_RUN_LINES - 1)) {
+        if (head.run === null) {
+          head.run = [];
+          head.tokenType = FrameRun;
+          head.tokenTypeIdx = FrameRun.tokenTypeIdx!;
+        }
+        head.run.push(line);
+        this.runLevel = line.level;
+        return;
+      }
+      this.tokens.push(asToken(line));
+      this.runHead = line;
+      this.runLevel = line.level;
+      return;
+    }
+    this.runHead = null;
     this.tokens.push(asToken(line));
+  }
+
+  /** The logical lines of a record's tokens, a FrameRun token's lines in order. */
+  private linesOf(tokens: LogicalLine[]): LogicalLine[] {
+    const lines: LogicalLine[] = [];
+    for (const token of tokens) {
+      lines.push(token);
+      if (token.run !== null) lines.push(...token.run);
+    }
+    return lines;
   }
 
   private flush(): void {
@@ -74,19 +114,26 @@ export class DumpParser {
     } catch {
       // A bug, not an input problem (the grammar accepts every token sequence and the builder
       // never throws by design). Parsing must not throw: keep every line of the record visible.
-      for (const token of this.tokens) this.builder.other(token);
+      for (const token of this.linesOf(this.tokens)) this.builder.other(token);
       parser.builder = null;
-      this.tokens = [];
+      this.clearRecord();
       return;
     }
     if (parser.errors.length > 0) {
       // The grammar accepts every token sequence; should that ever fail, no line may be lost:
       // what the parser did not reach is handed over as unrecognised lines.
       const at = this.tokens.indexOf(parser.errors[0]!.token as LogicalLine);
-      for (const token of this.tokens.slice(at < 0 ? this.tokens.length : at)) this.builder.other(token);
+      for (const token of this.linesOf(this.tokens.slice(at < 0 ? this.tokens.length : at))) this.builder.other(token);
     }
     parser.builder = null;
+    this.clearRecord();
+  }
+
+  private clearRecord(): void {
     this.tokens = [];
+    this.recordLines = 0;
+    this.runHead = null;
+    this.runLevel = -1;
   }
 }
 

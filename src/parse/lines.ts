@@ -62,6 +62,11 @@ export interface LogicalLine extends IToken {
   open: number;
   /** A pager prompt on this line was answered with `q`. */
   quit: boolean;
+  /**
+   * The frame lines after this one when it heads a FrameRun token (index.ts): consecutive frame
+   * lines with rising levels, parsed as one token; null otherwise.
+   */
+  run: LogicalLine[] | null;
 }
 
 /** Widths at which terminals hard-wrap a line with no indentation (gdb-format.md §2.5). */
@@ -116,6 +121,7 @@ function emptyLine(kind: Kind, text: string, line: number): LogicalLine {
     value: null,
     open: 0,
     quit: false,
+    run: null,
     image: text,
     startOffset: line,
     startLine: line,

@@ -11,6 +11,8 @@ import { Kind, type LogicalLine } from './lines.js';
 export const ThreadHeader = createToken({ name: 'ThreadHeader', pattern: Lexer.NA });
 /** `#2  0x000078411d132fca in uv_cond_wait (cond=0x78411d52dfa0 <gc_threads_cond>, mutex=0x78411d52dfe0 <gc_threads_lock>) at src/unix/thread.c:883` */
 export const FrameLine = createToken({ name: 'FrameLine', pattern: Lexer.NA });
+/** `#0  __futex_abstimed_wait_common64 (…) at ./nptl/futex-internal.c:57` ⏎ `#1  0x00007f3c2e891e9b in __GI___futex_abstimed_wait_cancelable64 (…) at ./nptl/futex-internal.c:139` (consecutive frame lines with rising levels and nothing between them, as one token) */
+export const FrameRun = createToken({ name: 'FrameRun', pattern: Lexer.NA });
 /** `(More stack frames follow...)` */
 export const MoreFramesFollow = createToken({ name: 'MoreFramesFollow', pattern: Lexer.NA });
 /** `Backtrace stopped: previous frame identical to this frame (corrupt stack?)` */
@@ -41,6 +43,7 @@ export const OtherLine = createToken({ name: 'OtherLine', pattern: Lexer.NA });
 export const allTokens: TokenType[] = [
   ThreadHeader,
   FrameLine,
+  FrameRun,
   MoreFramesFollow,
   BacktraceStopped,
   QuitLine,
