@@ -6,6 +6,7 @@
  */
 import type { Analysis, Deadlock, Edge, FrameRef, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
 import { escapeJsonInvisibles } from './sanitize.js';
+import { jsonChunks, streamedArray, streamedObject, type StreamedObject } from './json-stream.js';
 
 export type JsonThreadRef = number | string;
 
@@ -90,71 +91,126 @@ export function threadRef(key: ThreadKey): JsonThreadRef {
 
 const site = (s: FrameRef | null): JsonSite | null => (s ? { function: s.function, file: s.file, line: s.line, sourceLine: s.sourceLine } : null);
 
-export function toJsonReport(analysis: Analysis): JsonReport {
-  const bt = analysis.dump.backtraces;
+function jsonDeadlock(d: Deadlock): JsonDeadlock {
   return {
-    schemaVersion: 1,
+    threads: d.threads.map(threadRef),
+    resources: d.resources,
+    evidence: d.evidence,
+    title: d.title,
+    signature: d.signature,
+    explanation: d.explanation,
+    fix: d.fix,
+    rules: d.rules,
+    blockedBehind: d.blockedBehind.map(threadRef),
+    cycle: d.cycle.map((s) => ({
+      from: threadRef(s.from),
+      to: threadRef(s.to),
+      resource: s.resource,
+      evidence: s.wait.evidence === 'proven' && (s.hold === null || s.hold.evidence === 'proven') ? 'proven' : 'inferred',
+      text: s.text,
+    })),
+  };
+}
+
+function jsonThread(t: ThreadAnalysis, bt: Analysis['dump']['backtraces']): JsonThread {
+  return {
+    id: threadRef(t.key),
+    lwp: t.lwp,
+    ptid: t.ptid,
+    name: t.name,
+    state: t.state,
+    stateText: t.stateText,
+    waitsFor: t.waitsFor,
+    holds: t.holds,
+    rules: t.rules,
+    acquireSite: site(t.acquireSite),
+    mergedBacktraceLines: t.merged.map((i) => bt[i]?.startLine ?? 0),
+  };
+}
+
+function jsonEdge(e: Edge): JsonEdge {
+  return {
+    kind: e.kind,
+    from: e.from,
+    to: e.to,
+    evidence: e.evidence,
+    rule: e.ruleId,
+    description: e.description,
+    ...(e.viaState !== undefined ? { viaState: e.viaState } : {}),
+    ...(e.allOf !== undefined ? { allOf: e.allOf } : {}),
+    ...(e.timed ? { timed: true } : {}),
+    site: site(e.site),
+  };
+}
+
+function jsonUnresolved(u: UnresolvedWait): JsonUnresolved {
+  return {
+    thread: threadRef(u.thread),
+    resource: u.resource,
+    description: u.description,
+    rule: u.ruleId,
+    gdbCommand: u.gdbCommand,
+    site: site(u.site),
+  };
+}
+
+/**
+ * The report's fields in output order. `list` turns each array of the analysis into its JSON
+ * form: mapped at once for the tree (toJsonReport), or marked to be mapped element by element as
+ * it is written (renderJsonChunks).
+ */
+function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map: (item: T) => unknown) => L) {
+  const bt = analysis.dump.backtraces;
+  const same = <T>(x: T): T => x;
+  return {
+    schemaVersion: 1 as const,
     verdict: analysis.verdict,
-    deadlocks: analysis.deadlocks.map((d) => ({
-      threads: d.threads.map(threadRef),
-      resources: d.resources,
-      evidence: d.evidence,
-      title: d.title,
-      signature: d.signature,
-      explanation: d.explanation,
-      fix: d.fix,
-      rules: d.rules,
-      blockedBehind: d.blockedBehind.map(threadRef),
-      cycle: d.cycle.map((s) => ({
-        from: threadRef(s.from),
-        to: threadRef(s.to),
-        resource: s.resource,
-        evidence: s.wait.evidence === 'proven' && (s.hold === null || s.hold.evidence === 'proven') ? 'proven' : 'inferred',
-        text: s.text,
-      })),
-    })),
-    hung: analysis.hung.map(threadRef),
-    blockedBehindHang: (analysis.hangBlockedBehind ?? []).map(threadRef),
-    hangReasons: (analysis.hangReasons ?? []).map((r) => ({ thread: threadRef(r.thread), text: r.text })),
-    threads: analysis.threads.map((t: ThreadAnalysis) => ({
-      id: threadRef(t.key),
-      lwp: t.lwp,
-      ptid: t.ptid,
-      name: t.name,
-      state: t.state,
-      stateText: t.stateText,
-      waitsFor: t.waitsFor,
-      holds: t.holds,
-      rules: t.rules,
-      acquireSite: site(t.acquireSite),
-      mergedBacktraceLines: t.merged.map((i) => bt[i]?.startLine ?? 0),
-    })),
-    edges: analysis.edges.map((e) => ({
-      kind: e.kind,
-      from: e.from,
-      to: e.to,
-      evidence: e.evidence,
-      rule: e.ruleId,
-      description: e.description,
-      ...(e.viaState !== undefined ? { viaState: e.viaState } : {}),
-      ...(e.allOf !== undefined ? { allOf: e.allOf } : {}),
-      ...(e.timed ? { timed: true } : {}),
-      site: site(e.site),
-    })),
-    unresolved: analysis.unresolved.map((u: UnresolvedWait) => ({
-      thread: threadRef(u.thread),
-      resource: u.resource,
-      description: u.description,
-      rule: u.ruleId,
-      gdbCommand: u.gdbCommand,
-      site: site(u.site),
-    })),
-    facts: analysis.facts,
-    notes: analysis.notes,
+    deadlocks: list(analysis.deadlocks, jsonDeadlock),
+    hung: list(analysis.hung, threadRef),
+    blockedBehindHang: list(analysis.hangBlockedBehind ?? [], threadRef),
+    hangReasons: list(analysis.hangReasons ?? [], (r) => ({ thread: threadRef(r.thread), text: r.text })),
+    threads: list(analysis.threads, (t) => jsonThread(t, bt)),
+    edges: list(analysis.edges, jsonEdge),
+    unresolved: list(analysis.unresolved, jsonUnresolved),
+    facts: list(analysis.facts, same),
+    notes: list(analysis.notes, same),
     stats: analysis.stats,
   };
 }
 
+/** The report as one tree of plain objects (library callers; the CLI streams the text instead). */
+export function toJsonReport(analysis: Analysis): JsonReport {
+  return reportFields(analysis, (items, map) => items.map(map)) as JsonReport;
+}
+
+/** The report as a streamed value for jsonChunks. */
+function streamedReport(analysis: Analysis): StreamedObject {
+  return streamedObject(reportFields(analysis, streamedArray));
+}
+
+/**
+ * The report's text in chunks of ~64K characters: the thread and edge lists are turned into
+ * JSON one element at a time, so neither the report's tree nor its whole text is ever held
+ * (a 100,000-thread dump gives ~55 MB of JSON). Joined, the chunks are renderJson's text.
+ */
+export function* renderJsonChunks(analysis: Analysis): Generator<string> {
+  yield* jsonChunks(streamedReport(analysis), escapeJsonInvisibles);
+  yield '\n';
+}
+
+/** Several dumps' reports as one JSON document: `[{ "file": …, "report": … }, …]`, in chunks. */
+export function* renderJsonListChunks(results: ReadonlyArray<{ file: string; analysis: Analysis }>): Generator<string> {
+  yield* jsonChunks(
+    streamedArray(results, (r) => streamedObject({ file: r.file, report: streamedReport(r.analysis) })),
+    escapeJsonInvisibles,
+  );
+  yield '\n';
+}
+
+/**
+ * The whole report as one string: `JSON.stringify(toJsonReport(analysis), null, 2)` with the
+ * invisible characters escaped (escapeJsonInvisibles), and a final line feed.
+ */
 export function renderJson(analysis: Analysis): string {
-  return `${escapeJsonInvisibles(JSON.stringify(toJsonReport(analysis), null, 2))}\n`;
+  return [...renderJsonChunks(analysis)].join('');
 }

@@ -10,7 +10,8 @@ import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
 import { analyzeStream } from '../../analyze.js';
 import { loadBuiltinRules } from '../../rules/builtin.js';
-import { createChalk, FORMATS, reporters, toJsonReport, type Format } from '../../report/index.js';
+import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
+import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
@@ -59,7 +60,12 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         }
         results.push({ file, analysis });
       }
-      io.out(await render(results, flags.format, io, flags.color, flags.group));
+      if (flags.format === 'json') {
+        // Written chunk by chunk: a 100,000-thread report is ~55 MB of JSON, never held whole
+        // (issue 7). io.out is process.stdout.write, synchronous for files and pipes on Linux.
+        const only = results.length === 1 ? (results[0] as (typeof results)[number]) : null;
+        for (const chunk of only ? renderJsonChunks(only.analysis) : renderJsonListChunks(results)) io.out(chunk);
+      } else io.out(await render(results, flags.format, io, flags.color, flags.group));
       sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
     });
 }
@@ -81,11 +87,6 @@ async function render(
   if (results.length === 1) {
     const only = results[0] as (typeof results)[number];
     return reporters[format](only.analysis, { ...shared, input: only.file });
-  }
-  if (format === 'json') {
-    // Several dumps: still one JSON document.
-    const list = results.map((r) => ({ file: r.file, report: toJsonReport(r.analysis) }));
-    return `${JSON.stringify(list, null, 2)}\n`;
   }
   const parts: string[] = [];
   for (const r of results) parts.push(`${chalk.bold(`== ${visible(r.file, { oneLine: true })} ==`)}\n${await reporters[format](r.analysis, { ...shared, input: r.file })}`);
