@@ -74,6 +74,12 @@ const HTML_ENTITY_AT = /&(?:lt|gt|amp|quot|apos|nbsp|#39|#x27|#8203|#x200b);/iy;
 /** Same answer as `HTML_TAG_TEST.test(text)`. */
 function hasHtmlTag(text: string): boolean {
   for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', i + 1)) {
+    // Every tag name starts with one of b c d k p s t (either case), after an optional `/`:
+    // `<optimized out>`, `<unsigned long>`, `<repeats 30 times>` are ruled out without a regex.
+    let c = text.charCodeAt(i + 1);
+    if (c === 47 /* / */) c = text.charCodeAt(i + 2);
+    c |= 0x20; // lower case
+    if (c !== 98 && c !== 99 && c !== 100 && c !== 107 && c !== 112 && c !== 115 && c !== 116) continue;
     HTML_TAG_AT.lastIndex = i;
     if (HTML_TAG_AT.test(text)) return true;
   }
@@ -127,11 +133,27 @@ export function chunkNeedsWork(text: string): boolean {
     text.includes('Type <') ||
     // The same tests cleanLine makes per line (case-insensitive), or a chunk is called clean while
     // one of its lines is not, and chunked parsing differs from whole parsing (fuzz: `<pñ…>`).
-    hasHtmlEntity(text) ||
-    text.includes('=3D') ||
-    hasQpHighByte(text) ||
+    // Every entity ends in `;`, which a backtrace seldom holds: one native scan rules them out.
+    (text.indexOf(';') >= 0 && hasHtmlEntity(text)) ||
+    hasQpEscape(text) ||
     hasHtmlTag(text)
   );
+}
+
+/** Same answer as `text.includes('=3D') || hasQpHighByte(text)`, in one pass over the `=`s. */
+function hasQpEscape(text: string): boolean {
+  for (let i = text.indexOf('='); i >= 0; i = text.indexOf('=', i + 1)) {
+    const c1 = text.charCodeAt(i + 1);
+    if (c1 === 51 /* 3 */) {
+      if (text.charCodeAt(i + 2) === 68 /* D */) return true;
+      continue;
+    }
+    if (c1 < 67 /* C */ || c1 > 70 /* F */) continue;
+    if (!isUpperHexDigit(text.charCodeAt(i + 2)) || text.charCodeAt(i + 3) !== 61 /* = */) continue;
+    const c4 = text.charCodeAt(i + 4);
+    if ((c4 === 56 || c4 === 57 || (c4 >= 65 && c4 <= 66)) && isUpperHexDigit(text.charCodeAt(i + 5))) return true;
+  }
+  return false;
 }
 
 /** Whether a line needs any normalising at all (a handful of native scans, no allocation). */
