@@ -5,7 +5,9 @@
  *     folded stack and prints how many distinct stacks there are);
  *   - a bare Node read-and-split of the file (stream it, split lines, count them): the floor for
  *     any Node program that reads the file;
- *   - `node -e 0`: the floor for starting any Node program.
+ *   - `node -e 0`: the floor for starting any Node program;
+ *   - the perl fold ported line for line to Node (same regex, same fold): not a target, context.
+ *     It shows what Node itself costs for perl's work, i.e. how far figure 1 is from the language floor.
  */
 import { createReadStream } from 'node:fs';
 
@@ -51,4 +53,46 @@ export async function readAndSplit(path: string): Promise<ReadSplitResult> {
   }
   if (rest.length > 0) lines++;
   return { bytes, lines, ms: performance.now() - start };
+}
+
+export interface NodeFoldResult {
+  stacks: number;
+  threads: number;
+  ms: number;
+}
+
+/** PERL_FOLD in Node: the same regex on every line, the same folded-stack count. */
+export async function nodeFold(path: string): Promise<NodeFoldResult> {
+  const start = performance.now();
+  const line = /^(?:(Thread) \d|#\d+\s+(?:0x[0-9a-f]+ in )?(.+?) \()/;
+  const stacks = new Map<string, number>();
+  let cur: string[] = [];
+  let threads = 0;
+  let rest = '';
+  const fold = (): void => {
+    if (cur.length === 0) return;
+    const key = cur.reverse().join(';');
+    stacks.set(key, (stacks.get(key) ?? 0) + 1);
+  };
+  const take = (text: string): void => {
+    const m = line.exec(text);
+    if (m === null) return;
+    if (m[1] !== undefined) {
+      fold();
+      cur = [];
+      threads++;
+    } else cur.push(m[2] as string);
+  };
+  for await (const chunk of createReadStream(path, { encoding: 'utf8' })) {
+    const text = rest + (chunk as string);
+    let at = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', at)) {
+      take(text.slice(at, nl));
+      at = nl + 1;
+    }
+    rest = text.slice(at);
+  }
+  if (rest.length > 0) take(rest);
+  fold();
+  return { stacks: stacks.size, threads, ms: performance.now() - start };
 }

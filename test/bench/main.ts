@@ -119,7 +119,7 @@ async function perlFold(file: string): Promise<{ ms: number; cpuMs: number; out:
   return { ms: performance.now() - start, cpuMs: childrenCpuMs() - cpuBefore, out: stdout.trim() };
 }
 
-async function worker(mode: 'read-split' | 'parse', file: string): Promise<{ run: ChildRun; result: Record<string, number> }> {
+async function worker(mode: 'read-split' | 'parse' | 'fold', file: string): Promise<{ run: ChildRun; result: Record<string, number> }> {
   const run = await runChild(NODE, [WORKER, mode, file], { timeoutMs: 10 * 60_000, probeRss: true });
   if (run.code !== 0) throw new Error(`bench worker ${mode} exited with ${run.code ?? run.signal}: ${run.stderr.trim().split('\n').slice(0, 3).join(' | ')}`);
   return { run, result: JSON.parse(run.stdout) as Record<string, number> };
@@ -255,6 +255,8 @@ async function main(): Promise<number> {
   const readSplitCpu: number[] = [];
   const cliMidCpu: number[] = [];
   const readSplitInnerMs: number[] = [];
+  const nodeFoldMs: number[] = [];
+  const nodeFoldCpu: number[] = [];
   const cliMidMs: number[] = [];
   const cliMidRss: number[] = [];
   let perlOut = '';
@@ -269,6 +271,9 @@ async function main(): Promise<number> {
     readSplitMs.push(rs.run.ms);
     if (rs.run.cpuMs !== null) readSplitCpu.push(rs.run.cpuMs);
     readSplitInnerMs.push(rs.result.ms as number);
+    const nf = await worker('fold', mid.path);
+    nodeFoldMs.push(nf.run.ms);
+    if (nf.run.cpuMs !== null) nodeFoldCpu.push(nf.run.cpuMs);
     if (cliMidError === null) {
       try {
         const run = await runCli(mid.path, ['--format', 'json'], midReport);
@@ -309,6 +314,10 @@ async function main(): Promise<number> {
   console.log(
     `baselines: perl fold(${midLabel}) ${ms(perlMed)} [${perlOut}]; node read-and-split(${midLabel}) ${ms(readSplitMed)} ` +
       `(${ms(median(readSplitInnerMs))} after startup); node -e 0 ${ms(startupMed)}`,
+  );
+  console.log(
+    `context (not a target): the perl fold ported to Node, same regex and fold: ${ms(median(nodeFoldMs))}, ` +
+      `${(median(nodeFoldMs) / perlMed).toFixed(2)} of perl's wall time, ${cpuNote(nodeFoldCpu, perlCpu)}`,
   );
 
   // Figures 1 and 2.

@@ -1,13 +1,14 @@
 /**
  * The benchmark's child processes, so each measurement runs in a fresh Node:
  *   node worker.js read-split FILE   → {"bytes","lines","ms"}: the bare Node read-and-split
+ *   node worker.js fold FILE         → {"stacks","threads","ms"}: the perl fold ported to Node (context, not a target)
  *   node worker.js parse FILE        → {"bytes","backtraces","frames","ms","cpuMs","importMs","maxRssKiB"}:
  *                                      the streaming parser alone (keepFrames false), file read included
  * One JSON line on stdout. With no arguments (as when `node --test dist/test/` runs every file under
  * dist/test) it does nothing.
  */
 import { createReadStream } from 'node:fs';
-import { readAndSplit } from './baselines.js';
+import { nodeFold, readAndSplit } from './baselines.js';
 
 interface ParserModule {
   DumpParser?: new (options: { onBacktrace?: (bt: { frames: unknown[] }) => void; keepFrames?: boolean }) => {
@@ -62,6 +63,7 @@ async function main(argv: string[]): Promise<void> {
   if (mode === undefined || path === undefined || process.env.NODE_TEST_CONTEXT !== undefined) return;
   let result: object;
   if (mode === 'read-split') result = await readAndSplit(path);
+  else if (mode === 'fold') result = await nodeFold(path);
   else if (mode === 'parse') result = await parseFile(path);
   else throw new Error(`worker: unknown mode ${mode}`);
   process.stdout.write(`${JSON.stringify(result)}\n`);
