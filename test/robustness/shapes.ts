@@ -36,5 +36,16 @@ export const SHAPES: Shape[] = [
   { name: 'switch lines with U+2028', base: 40_000, build: (n) => `[Switching to thread 1 (x)]${']#1 '.repeat(n)}\u2028\nThread 1 "${'" hit '.repeat(n)}\u2028\n` },
   { name: 'pager prompts everywhere', base: 6_000, grow: false, build: (n) => `${'--Type <RET> for more, q to quit, c to continue without paging--'.repeat(n)}\n${frame(0, 'f ()')}\n` },
   { name: 'a bt full local value over many lines', base: 2_000, build: (n) => `${frame(0, 'f () at x.c:1')}\n        v = {${'\n          a = {b = 1},'.repeat(n)}\n}\n` },
+  {
+    // Thread i joins thread i+1, the last joins the first: one deadlock as long as the dump. The
+    // recursive SCC overflowed the stack on it and the join-holder lookup was quadratic.
+    name: 'a join ring through every thread (2,000 threads small, 20,000 large)',
+    base: 2_000,
+    build: (n) =>
+      Array.from({ length: n }, (_, i) => {
+        const ptid = (k: number): bigint => 0x7f0000000000n + BigInt(k + 1) * 0x1000n;
+        return `Thread ${i + 1} (Thread 0x${ptid(i).toString(16)} (LWP ${i + 100}) "w"):\n${frame(0, `__pthread_clockjoin_ex (threadid=${ptid((i + 1) % n)}, thread_return=0x0, clockid=0, abstime=0x0, block=true) at pthread_join_common.c:105`)}\n${frame(1, 'worker (arg=0x0) at ring.c:9')}\n`;
+      }).join(''),
+  },
   { name: 'print command with spaces and U+2028', base: 200_000, build: (n) => `(gdb) p${' '.repeat(n)}x\u2028y\n` },
 ];
