@@ -100,7 +100,7 @@ export class DumpBuilder {
     frame.level = line.level;
     frame.sourceLine = line.line;
     const argsText = line.argsText;
-    frame.args = argsText === null || argsText.length === 0 ? [] : splitArgs(argsText);
+    frame.args = argsText === null || argsText.length === 0 ? [] : splitArgs(argsText, line.argsPlain);
     if (line.extra) frame.continuationLines = line.extra;
     const prev = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
     if (prev !== null) {
@@ -235,7 +235,7 @@ export class DumpBuilder {
     if (frame !== null) {
       frame.level = 0;
       frame.sourceLine = line.line;
-      frame.args = line.argsText === null || line.argsText.length === 0 ? [] : splitArgs(line.argsText);
+      frame.args = line.argsText === null || line.argsText.length === 0 ? [] : splitArgs(line.argsText, line.argsPlain);
       if (line.extra) frame.continuationLines = line.extra;
       frames.push(frame);
     }

@@ -17,6 +17,8 @@ export type FrameBody = Frame;
 /** Receives the unsplit argument text of a scanned frame (null: no argument list found). */
 export interface ArgsHolder {
   argsText: string | null;
+  /** `argsText` holds no quote or bracket (only `, ` can split it): splitArgs may skip its scan. */
+  argsPlain: boolean;
 }
 
 /** Placeholder until the builder splits the argument text; never handed out. */
@@ -256,6 +258,7 @@ export function emptyFrame(level: number, fn: string): FrameBody {
  */
 export function scanFrameBody(s: string, from: number, holder: ArgsHolder): FrameBody {
   holder.argsText = null;
+  holder.argsPlain = false;
   const result = emptyFrame(-1, '');
   const special = specialFrame(s, from);
   if (special !== null) {
@@ -277,9 +280,10 @@ export function scanFrameBody(s: string, from: number, holder: ArgsHolder): Fram
   if (SIMPLE_CALL.test(s)) {
     const close = SIMPLE_CALL.lastIndex - 1;
     if (acceptsTail(s, close)) {
-      const open = s.lastIndexOf('(', close);
+      const open = s.indexOf('(', start); // the name holds none (lastIndexOf is a slow backward loop)
       result.function = s.slice(start, open - 1);
       holder.argsText = s.slice(open + 1, close);
+      holder.argsPlain = true;
       applyTail(result, s, close + 1);
       return result;
     }
@@ -368,7 +372,7 @@ function argEquals(s: string, i: number): number {
     if (c === 95 || c === 36 || c === 35 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) j++;
     else break;
   }
-  if (s.startsWith('@entry', j)) j += 6;
+  if (c === 64 /* @ */ && s.startsWith('@entry', j)) j += 6;
   return j < n && s.charCodeAt(j) === 61 /* = */ ? j : -1;
 }
 
@@ -381,9 +385,10 @@ function startsArg(s: string, i: number): boolean {
  * string and char literals, so `"a, b=c"`, `'x' <repeats 30 times>, "yz"` and pretty-printer
  * prose stay in one value. `...` (presence mode) gives no arguments.
  */
-export function splitArgs(text: string): FrameArg[] {
+export function splitArgs(text: string, plain = false): FrameArg[] {
   const args: FrameArg[] = [];
   if (text.length === 0 || text === '...') return args;
+  if (plain) return splitPlainArgs(text, args);
   let depth = 0;
   let from = 0;
   let eq = argEquals(text, 0);
@@ -414,16 +419,36 @@ export function splitArgs(text: string): FrameArg[] {
   return args;
 }
 
+/**
+ * splitArgs for a text with no quote or bracket: every `,` is at depth 0 outside literals, so
+ * native `indexOf` finds the same separators the structural scan would.
+ */
+function splitPlainArgs(text: string, args: FrameArg[]): FrameArg[] {
+  let from = 0;
+  let eq = argEquals(text, 0);
+  for (let i = text.indexOf(','); i >= 0; i = text.indexOf(',', i + 1)) {
+    if (text.charCodeAt(i + 1) !== CH_SPACE) continue;
+    const next = argEquals(text, i + 2);
+    if (next >= 0) {
+      args.push(makeArg(text, from, eq, i));
+      from = i + 2;
+      eq = next;
+    }
+  }
+  args.push(makeArg(text, from, eq, text.length));
+  return args;
+}
+
 /** The argument in `text[from, end)` whose name ends at the `=` at `eq` (-1: no name). */
 function makeArg(text: string, from: number, eq: number, end: number): FrameArg {
   if (eq < 0) return { name: '', value: text.slice(from, end) };
-  if (eq - from > 6 && text.startsWith('@entry', eq - 6)) {
+  if (eq - from > 6 && text.charCodeAt(eq - 6) === 64 /* @ */ && text.startsWith('@entry', eq - 6)) {
     return { name: text.slice(from, eq - 6), value: text.slice(eq + 1, end), entry: 'only' };
   }
   const name = text.slice(from, eq);
   // `sig=sig@entry=6`: the current value equals the entry value.
   const after = eq + 1 + name.length;
-  if (text.startsWith('@entry=', after) && text.startsWith(name, eq + 1)) {
+  if (text.charCodeAt(after) === 64 /* @ */ && text.startsWith('@entry=', after) && text.startsWith(name, eq + 1)) {
     return { name, value: text.slice(after + 7, end), entry: 'equal' };
   }
   return { name, value: text.slice(eq + 1, end) };

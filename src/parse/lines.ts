@@ -50,6 +50,8 @@ export interface LogicalLine extends IToken {
   frame: FrameBody | null;
   /** Its unsplit argument text (Kind.Frame). */
   argsText: string | null;
+  /** `argsText` holds no quote or bracket (see ArgsHolder). */
+  argsPlain: boolean;
   /** Never join continuation lines into this line (LLDB frames are one line each). */
   noJoin: boolean;
   /** Thread header (Kind.Header). */
@@ -115,6 +117,7 @@ function emptyLine(kind: Kind, text: string, line: number): LogicalLine {
     level: -1,
     frame: null,
     argsText: null,
+    argsPlain: false,
     noJoin: false,
     thread: null,
     name: null,
@@ -596,6 +599,7 @@ export class LineReader {
       if (row !== null) {
         cur.frame = row.frame;
         cur.argsText = row.argsText;
+        cur.argsPlain = row.argsPlain;
       }
       return true;
     }

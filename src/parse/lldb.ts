@@ -40,6 +40,7 @@ export function parseLldbFrame(text: string, holder: ArgsHolder): Frame | null {
   const m = FRAME.exec(text);
   if (m === null) return null;
   holder.argsText = null;
+  holder.argsPlain = false;
   const frame: Frame = emptyFrame(Number(m[1]), '??');
   let rest = m[2]!.trim();
   if (rest === '') {
