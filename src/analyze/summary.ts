@@ -62,6 +62,8 @@ type TopFrames = BacktraceSummary['top'];
 const topPool = new Map<string, TopFrames[]>();
 /** Enough for the distinct stack tops of a huge dump; beyond it lists are still made, not shared. */
 const MAX_TOPS = 50_000;
+/** Lists kept under one key (same names, other levels): bounds the search, whatever the input. */
+const MAX_PER_KEY = 8;
 
 /** The top frames of `frames` (normalised `names`), shared with an earlier equal list. */
 function sharedTop(frames: readonly Frame[], names: readonly string[]): TopFrames {
@@ -76,7 +78,9 @@ function sharedTop(frames: readonly Frame[], names: readonly string[]): TopFrame
   const top: TopFrames = new Array(n);
   for (let i = 0; i < n; i++) top[i] = Object.freeze({ level: (frames[i] as Frame).level, name: keep(names[i] as string) });
   Object.freeze(top);
-  if (candidates !== undefined) candidates.push(top);
+  if (candidates !== undefined) {
+    if (candidates.length < MAX_PER_KEY) candidates.push(top);
+  }
   else if (topPool.size < MAX_TOPS) topPool.set(key, [top]);
   return top;
 }
@@ -91,12 +95,20 @@ function sameTop(top: TopFrames, frames: readonly Frame[], names: readonly strin
   return true;
 }
 
+/** One packed slot: frame data of a site, or a part of a hit. */
+type Slot = string | number | null | Record<string, ParsedArgValue> | number[];
 /**
- * A summary that reads `thread`, `startLine` and `truncated` from its backtrace instead of
- * copying them: with frames dropped the parser swaps the backtrace's ThreadInfo for a detached
- * copy after this stage, and the summary then shares that copy instead of keeping the first one
- * (one ThreadInfo a thread, not two). The backtrace's frames are not kept through it: the parser
- * empties them.
+ * A summary kept small, with the BacktraceSummary interface read through getters:
+ * - `thread`, `startLine` and `truncated` come from the backtrace, not copies: with frames
+ *   dropped the parser swaps the backtrace's ThreadInfo for a detached copy after this stage, and
+ *   the summary then shares that copy (one ThreadInfo a thread, not two). The frames are not kept
+ *   through it: the parser empties them.
+ * - the sites and the hits live in one flat array: the frames sites point at (5 slots each:
+ *   level, function, file, line, sourceLine), then per hit its rule id, its number of alternatives and per alternative the slot of
+ *   its site frame (-1: none), its captures and its pending process conditions. `hits` and
+ *   `acquireSite` build their objects when read; the cross-thread stage reads them once per
+ *   backtrace, and only the FrameRefs of the rules that fire outlive it (in edges). Objects for
+ *   every alternative of every hit cost ~400 bytes a thread more (issue 7, figure 3).
  */
 class Summary implements BacktraceSummary {
   constructor(
@@ -104,10 +116,13 @@ class Summary implements BacktraceSummary {
     readonly index: number,
     readonly frameCount: number,
     readonly top: TopFrames,
-    readonly hits: SummaryHit[],
     readonly blocked: boolean,
-    readonly acquireSite: FrameRef | null,
     readonly acquireName: string | null,
+    private readonly packed: readonly Slot[],
+    /** Slot of the acquire frame, -1 when there is none. */
+    private readonly acquireAt: number,
+    /** Slot where the hits start. */
+    private readonly hitsAt: number,
   ) {}
   get thread(): ThreadInfo | null {
     return this.bt.thread;
@@ -118,43 +133,76 @@ class Summary implements BacktraceSummary {
   get truncated(): boolean {
     return this.bt.truncated;
   }
+  get acquireSite(): FrameRef | null {
+    return this.acquireAt < 0 ? null : this.siteAt(this.acquireAt);
+  }
+  get hits(): SummaryHit[] {
+    const p = this.packed;
+    if (this.hitsAt === p.length) return NO_HITS;
+    const hits: SummaryHit[] = [];
+    for (let at = this.hitsAt; at < p.length; ) {
+      const ruleId = p[at] as string;
+      const count = p[at + 1] as number;
+      at += 2;
+      const alternatives: SummaryAlternative[] = new Array(count);
+      for (let i = 0; i < count; i++, at += 3) {
+        const site = p[at] as number;
+        alternatives[i] = { site: site < 0 ? null : this.siteAt(site), captures: p[at + 1] as Record<string, ParsedArgValue>, pendingProcess: p[at + 2] as number[] };
+      }
+      hits.push({ ruleId, alternatives });
+    }
+    return hits;
+  }
+  private siteAt(at: number): FrameRef {
+    const p = this.packed;
+    return { backtrace: this.index, level: p[at] as number, function: p[at + 1] as string, file: p[at + 2] as string | null, line: p[at + 3] as number | null, sourceLine: p[at + 4] as number };
+  }
 }
 
 export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: number, stack?: PreparedStack): BacktraceSummary {
   const prepared = stack ?? prepareStack(bt, rules.primitives);
-  // One FrameRef per frame that sites point at, whichever hits share it.
-  const refs = new Map<number, FrameRef>();
-  const refAt = (frameIndex: number): FrameRef | null => {
-    const known = refs.get(frameIndex);
+  const packed: Slot[] = [];
+  // The slot of each frame sites point at, whichever hits share it.
+  const slots = new Map<number, number>();
+  const slotOf = (frameIndex: number): number => {
+    const known = slots.get(frameIndex);
     if (known !== undefined) return known;
     const frame = bt.frames[frameIndex];
-    if (frame === undefined) return null;
-    const ref = frameRef(index, frame);
-    refs.set(frameIndex, ref);
-    return ref;
+    if (frame === undefined) return -1;
+    const at = packed.length;
+    // keep() detaches the strings from the input text: summaries outlive their backtrace.
+    packed.push(frame.level, keep(frame.function), keep(frame.file), frame.line, frame.sourceLine);
+    slots.set(frameIndex, at);
+    return at;
   };
+  const acquireAt = slotOf(prepared.acquireIndex);
   const matched = matchBacktrace(rules, prepared);
-  const hits =
-    matched.length === 0
-      ? NO_HITS
-      : matched.map((hit) => ({
-          ruleId: hit.ruleId,
-          alternatives: hit.alternatives.map((alt) => ({
-            site: refAt(alt.siteIndex),
-            captures: keepCaptures(alt.captures),
-            pendingProcess: alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess,
-          })),
-        }));
-  const acquireSite = refAt(prepared.acquireIndex);
+  // settleRules takes the first alternative whose pending conditions all hold: one with none
+  // pending always does, so the alternatives after it can never be taken and are not kept.
+  const kept = matched.map((hit) => {
+    const always = hit.alternatives.findIndex((alt) => alt.pendingProcess.length === 0);
+    return always < 0 ? hit.alternatives : hit.alternatives.slice(0, always + 1);
+  });
+  const sites = kept.map((alternatives) => alternatives.map((alt) => slotOf(alt.siteIndex)));
+  const hitsAt = packed.length;
+  matched.forEach((hit, h) => {
+    const alternatives = kept[h] as typeof hit.alternatives;
+    packed.push(hit.ruleId, alternatives.length);
+    alternatives.forEach((alt, i) => {
+      packed.push((sites[h] as number[])[i] as number, keepCaptures(alt.captures), alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess);
+    });
+  });
   return new Summary(
     bt,
     index,
     bt.frames.length,
     sharedTop(bt.frames, prepared.names),
-    hits,
     prepared.blocked,
-    acquireSite,
-    acquireSite ? keep(prepared.names[prepared.acquireIndex] as string) : null,
+    acquireAt < 0 ? null : keep(prepared.names[prepared.acquireIndex] as string),
+    // An exact-size copy: the array grown by push has spare room.
+    packed.slice(),
+    acquireAt,
+    hitsAt,
   );
 }
 
