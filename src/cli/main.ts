@@ -2,10 +2,19 @@
  * The process boundary: the only module that reads `process`. It builds the CLI's I/O from the
  * real streams, runs the program and sets `process.exitCode` (never `process.exit()`, so piped
  * output is flushed).
+ *
+ * `waitgraph attach PID` starts gdb first, before the program and its commands are imported
+ * (live/early.ts): gdb attaches and reads symbols while node loads the parser, rules and
+ * reporters, instead of after (issue 4: attach within 1.3 × gdb's own `thread apply all bt`).
  */
 import { readFileSync } from 'node:fs';
-import { runCli } from './program.js';
+import { attachEarly, releaseEarlyAttach } from '../live/early.js';
 import type { CliIO } from './io.js';
+
+const argv = process.argv.slice(2);
+attachEarly(argv, process.env);
+
+const { runCli } = await import('./program.js');
 
 const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -25,4 +34,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await runCli(process.argv.slice(2), io, packageJson.version);
+try {
+  process.exitCode = await runCli(argv, io, packageJson.version);
+} finally {
+  // An early gdb the command did not take (it failed before running) detaches and exits.
+  await releaseEarlyAttach();
+}

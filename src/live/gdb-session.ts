@@ -52,6 +52,10 @@ const STARTUP_SETTINGS = ['set prompt', 'set pagination off', 'set style enabled
 interface Pending {
   marker: string;
   kind: 'mi' | 'cli';
+  /** Receives a CLI command's output line by line as gdb prints it (see console()). */
+  onLine: ((line: string) => void) | null;
+  /** The newest line, passed on once the next one arrives (the last one may be the echoed break). */
+  held: string | null;
   resolve: (r: CommandResult) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
@@ -65,6 +69,7 @@ export class GdbSession {
   private nextId = 1;
   private readonly pending: Pending[] = [];
   private exited = false;
+  private quitSent = false;
   private readonly exitPromise: Promise<void>;
   private startError: Error | null = null;
   /** gdb's stderr, kept for error messages (CLI commands report failures there). */
@@ -127,10 +132,16 @@ export class GdbSession {
     if (head === undefined) return;
     if (line !== head.marker) {
       this.lines.push(line);
+      if (head.onLine !== null) {
+        if (head.held !== null) head.onLine(head.held);
+        head.held = line;
+      }
       return;
     }
     this.pending.shift();
     clearTimeout(head.timer);
+    // The held line is the last one: passed on unless it is the break echoed before the marker.
+    if (head.onLine !== null && head.held !== null && head.held !== '') head.onLine(head.held);
     const lines = this.lines;
     this.lines = [];
     // Drop the line break echoed before the marker (see request()).
@@ -138,16 +149,16 @@ export class GdbSession {
     head.resolve(head.kind === 'cli' ? { ok: true, error: null, rest: '', console: lines.length > 0 ? `${lines.join('\n')}\n` : '', log: '' } : readMiResponse(lines));
   }
 
-  private request(kind: 'mi' | 'cli', command: string, timeoutMs: number): Promise<CommandResult> {
+  private request(kind: 'mi' | 'cli', command: string, timeoutMs: number, onLine: ((line: string) => void) | null = null): Promise<CommandResult> {
     if (/[\r\n]/.test(command)) return Promise.reject(new Error('internal: a gdb command must be one line'));
-    if (this.exited) return Promise.reject(this.startError ?? new GdbError('gdb is not running'));
+    if (this.exited || this.quitSent) return Promise.reject(this.startError ?? new GdbError('gdb is not running'));
     const marker = `@@wg-${this.nonce}:${this.nextId++}@@`;
     return new Promise<CommandResult>((resolve, reject) => {
       // A queued request's clock starts now; the requests before it share its budget.
       const timer = setTimeout(() => {
         reject(new GdbError(`gdb did not answer within ${Math.round(timeoutMs / 1000)} s (${command.split(' ')[0]})`));
       }, timeoutMs);
-      this.pending.push({ marker, kind, resolve, reject, timer });
+      this.pending.push({ marker, kind, onLine, held: null, resolve, reject, timer });
       // The marker starts on a fresh line even when the command's output did not end with one.
       this.child.stdin.write(`${command}\necho \\n${marker}\\n\n`);
     });
@@ -162,9 +173,15 @@ export class GdbSession {
     return this.request('mi', `interpreter-exec mi "${mi.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`, timeoutMs);
   }
 
-  /** Runs a CLI command (e.g. `thread apply all bt`) and returns what it printed on stdout. */
-  console(cli: string, timeoutMs = this.options.commandTimeoutMs): Promise<CommandResult> {
-    return this.request('cli', cli, timeoutMs);
+  /**
+   * Runs a CLI command (e.g. `thread apply all bt`) and returns what it printed on stdout.
+   * `onLine`, if given, also receives each line (without its break) while gdb prints, so the
+   * caller can parse the backtraces as they arrive; together the lines are exactly the returned
+   * `console` text. An exception from `onLine` propagates out of the stdout handler: callers
+   * catch their own.
+   */
+  console(cli: string, options: { timeoutMs?: number; onLine?: (line: string) => void } = {}): Promise<CommandResult> {
+    return this.request('cli', cli, options.timeoutMs ?? this.options.commandTimeoutMs, options.onLine ?? null);
   }
 
   /** gdb's stderr so far (CLI errors, warnings), for messages. */
@@ -172,10 +189,20 @@ export class GdbSession {
     return this.stderr;
   }
 
-  /** Asks gdb to quit (which detaches from a live process) and kills it after a grace period. */
+  /**
+   * Tells gdb to quit (which detaches from a live process) without waiting: the caller goes on
+   * with its own work while gdb detaches. close() still has to be awaited.
+   */
+  quit(): void {
+    if (this.exited || this.quitSent) return;
+    this.quitSent = true;
+    this.child.stdin.end('quit\n');
+  }
+
+  /** Asks gdb to quit (if not done yet) and waits for it to exit; kills it after a grace period. */
   async close(): Promise<void> {
     if (!this.exited) {
-      this.child.stdin.end('quit\n');
+      this.quit();
       const grace = setTimeout(() => {
         if (!this.exited) this.child.kill('SIGKILL');
       }, 5_000);

@@ -20,6 +20,17 @@ export type LiveTarget = { kind: 'pid'; pid: number } | { kind: 'core'; core: st
 export interface LiveAnalyzer {
   parse(text: string): Dump;
   analyze(dump: Dump, facts: OwnerFact[]): Analysis;
+  /**
+   * Optional: a parser and analyser fed gdb's backtrace text while gdb prints it (chunks of any
+   * size); `end()` gives what `analyze(parse(text), [])` would. Parsing during the printing takes
+   * that work off the path between gdb's last line and the owner questions.
+   */
+  stream?(): LiveStream;
+}
+
+export interface LiveStream {
+  push(chunk: string): void;
+  end(): { dump: Dump; analysis: Analysis };
 }
 
 export interface LiveOptions {
@@ -33,6 +44,16 @@ export interface LiveOptions {
   prepare: () => LiveAnalyzer;
   /** Working directory for relative core and executable paths. */
   cwd: string;
+  /**
+   * A gdb already started on this pid (`startAttach`, e.g. by the CLI before it loaded its
+   * modules); its commands must be the ones `startAttach(pid, same options)` queues.
+   */
+  started?: StartedAttach | null;
+  /**
+   * Renders the final analysis while gdb detaches and exits (it is told to quit as soon as its
+   * last answer is in); the text comes back as `LiveResult.rendered`.
+   */
+  render?: (analysis: Analysis) => string | Promise<string>;
 }
 
 export interface LiveResult {
@@ -40,6 +61,66 @@ export interface LiveResult {
   text: string;
   analysis: Analysis;
   asked: AskedQuery[];
+  /** What `LiveOptions.render` returned, or null without it. */
+  rendered: string | null;
+}
+
+/**
+ * Holds lines until a consumer connects, then passes them on. Lets gdb's output be parsed as it
+ * arrives even when gdb was started before the parser was loaded. A consumer that throws is
+ * disconnected (`failed`), and the caller parses the whole text instead.
+ */
+export class LineTap {
+  private buffered: string[] = [];
+  private sink: ((line: string) => void) | null = null;
+  failed: unknown = null;
+
+  readonly line = (line: string): void => {
+    if (this.failed !== null) return;
+    if (this.sink === null) {
+      this.buffered.push(line);
+      return;
+    }
+    try {
+      this.sink(line);
+    } catch (error) {
+      this.failed = error;
+    }
+  };
+
+  connect(sink: (line: string) => void): void {
+    this.sink = sink;
+    const lines = this.buffered;
+    this.buffered = [];
+    for (const line of lines) this.line(line);
+  }
+}
+
+/** A gdb started on a live process with `-target-attach PID` and `thread apply all bt` queued. */
+export interface StartedAttach {
+  pid: number;
+  gdbPath: string;
+  commandTimeoutMs: number;
+  session: GdbSession;
+  attached: Promise<CommandResult>;
+  bt: Promise<CommandResult>;
+  /** The backtrace text, line by line as gdb prints it. */
+  tap: LineTap;
+}
+
+/**
+ * Spawns gdb (argument list, no shell) and queues the attach and the backtraces; nothing is
+ * awaited. `pid` must come from parsePid. A missing gdb rejects both promises with a GdbError
+ * (they are observed here, so an early failure is never "unhandled").
+ */
+export function startAttach(pid: number, options: { gdbPath: string; commandTimeoutMs: number }): StartedAttach {
+  if (!Number.isSafeInteger(pid) || pid < 1) throw new InputError(`not a process id: ${pid}`);
+  const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs });
+  const tap = new LineTap();
+  const attached = session.command(`-target-attach ${pid}`);
+  const bt = session.console('thread apply all bt', { onLine: tap.line });
+  for (const p of [attached, bt]) p.catch(() => undefined);
+  return { pid, gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs, session, attached, bt, tap };
 }
 
 /** `4242` → 4242; anything else (signs, spaces, hex, huge numbers) is a usage error. */
@@ -91,38 +172,56 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
     }
   }
 
-  const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs ?? 120_000 });
+  const commandTimeoutMs = options.commandTimeoutMs ?? 120_000;
+  let started: StartedAttach;
+  if (target.kind === 'pid') {
+    const given = options.started;
+    if (given && given.pid === target.pid && given.gdbPath === options.gdbPath && given.commandTimeoutMs === commandTimeoutMs) started = given;
+    else {
+      // Not this target's gdb: it is not ours to keep.
+      if (given) void given.session.close();
+      started = startAttach(target.pid, { gdbPath: options.gdbPath, commandTimeoutMs });
+    }
+  } else {
+    if (options.started) void options.started.session.close();
+    const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs });
+    const tap = new LineTap();
+    const pending: Promise<CommandResult> = openCore(session, core, exe, target.core).then(() => session.console('thread apply all bt', { onLine: tap.line }));
+    pending.catch(() => undefined);
+    started = { pid: 0, gdbPath: options.gdbPath, commandTimeoutMs, session, attached: Promise.resolve({ ok: true, error: null, rest: '', console: '', log: '' }), bt: pending, tap };
+  }
+  const session = started.session;
   try {
-    // Queued at once: gdb attaches and prints the backtraces while this process loads its rules.
-    let bt: Promise<CommandResult>;
-    let attached: Promise<CommandResult> | null = null;
-    if (target.kind === 'pid') {
-      attached = session.command(`-target-attach ${target.pid}`);
-      bt = session.console('thread apply all bt');
-    } else {
-      await openCore(session, core, exe, target.core);
-      bt = session.console('thread apply all bt');
-    }
-    // Keep every queued promise observed, so an early failure (gdb missing) is not "unhandled".
-    for (const p of [bt, ...(attached ? [attached] : [])]) p.catch(() => undefined);
+    // gdb attaches and prints the backtraces while this process loads its rules (and parses the
+    // backtraces as they arrive, when the analyser can).
     const analyzer = options.prepare();
-    if (attached) {
-      const a = await attached;
-      if (!a.ok) throw new GdbError(`cannot attach to pid ${(target as { pid: number }).pid}: ${attachHint(a.error ?? '')}`);
+    const stream = analyzer.stream ? analyzer.stream() : null;
+    if (stream) started.tap.connect((line) => stream.push(`${line}\n`));
+    if (target.kind === 'pid') {
+      const a = await started.attached;
+      if (!a.ok) throw new GdbError(`cannot attach to pid ${target.pid}: ${attachHint(a.error ?? '')}`);
     }
-    const printed = await bt;
+    const printed = await started.bt;
     const text = printed.console;
     if (!/^Thread \d|^#0 /m.test(text)) throw new GdbError(`gdb printed no backtrace${session.errors().trim() ? `: ${session.errors().trim().split('\n').pop()}` : ''}`);
-    const dump = analyzer.parse(text);
-    const first = analyzer.analyze(dump, []);
+    let dump: Dump;
+    let first: Analysis;
+    if (stream && started.tap.failed === null) ({ dump, analysis: first } = stream.end());
+    else {
+      dump = analyzer.parse(text);
+      first = analyzer.analyze(dump, []);
+    }
     const asked = await askOwners(session, planOwnerQueries(first));
+    // Every answer is in: gdb detaches and exits while the answers are analysed and reported.
+    session.quit();
     const facts = asked.map(factFromAnswer).filter((f): f is OwnerFact => f !== null);
     const analysis = facts.length > 0 ? analyzer.analyze(dump, facts) : first;
     for (const a of asked) {
       if (!a.ok) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer}`);
       else if (factFromAnswer(a) === null) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer} (no holder)`);
     }
-    return { text, analysis, asked };
+    const rendered = options.render ? await options.render(analysis) : null;
+    return { text, analysis, asked, rendered };
   } finally {
     await session.close();
   }

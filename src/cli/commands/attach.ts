@@ -10,14 +10,16 @@ import type { CliIO } from '../io.js';
 import type { ExitSink } from '../program.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
-import { analyze } from '../../analyze.js';
-import { parseDump } from '../../parse/index.js';
+import { analyze, createAnalyzer } from '../../analyze.js';
+import { DumpParser, parseDump } from '../../parse/index.js';
+import { backtraceParser } from '../../parse/grammar.js';
 import { loadBuiltinRules } from '../../rules/builtin.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import type { Analysis, OwnerFact } from '../../model/analysis.js';
 import type { Dump } from '../../model/dump.js';
 import { gdbPathFrom } from '../../live/gdb-session.js';
-import { investigate, parsePid, type LiveTarget } from '../../live/investigate.js';
+import { investigate, parsePid, type LiveAnalyzer, type LiveTarget } from '../../live/investigate.js';
+import { claimEarlyAttach } from '../../live/early.js';
 
 export interface LiveCommandOptions {
   format: string;
@@ -41,14 +43,41 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   if (!/^\d{1,5}$/.test(options.timeout) || Number(options.timeout) < 1) throw new UsageError(`--timeout takes whole seconds (1–99999), not ${JSON.stringify(options.timeout)}`);
   // User rule files need the YAML reader (and zod); the built-ins alone come precompiled.
   const yamlRules = (options.rules ?? []).length > 0 ? await import('../../rules/load.js') : null;
-  const prepare = () => {
+  const prepare = (): LiveAnalyzer => {
     const rules = yamlRules !== null ? yamlRules.loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd }) : loadBuiltinRules();
-    return { parse: parseDump, analyze: (dump: Dump, facts: OwnerFact[]): Analysis => analyze(dump, { rules, facts }) };
+    // Chevrotain builds its parser on first use (tens of ms); here that overlaps gdb attaching.
+    backtraceParser();
+    return {
+      parse: parseDump,
+      analyze: (dump: Dump, facts: OwnerFact[]): Analysis => analyze(dump, { rules, facts }),
+      // The same parse and analysis, backtrace by backtrace while gdb prints (as analyzeText does).
+      stream: () => {
+        const analyzer = createAnalyzer({ rules });
+        const parser = new DumpParser({ onBacktrace: (bt, i) => analyzer.addBacktrace(bt, i), keepFrames: true });
+        return {
+          push: (chunk: string) => parser.push(chunk),
+          end: () => {
+            const dump = parser.end();
+            return { dump, analysis: analyzer.finish(dump) };
+          },
+        };
+      },
+    };
   };
-  const result = await investigate(target, { gdbPath: gdbPathFrom(io.env), prepare, commandTimeoutMs: Number(options.timeout) * 1000, cwd: io.cwd });
-  if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
+  const format = options.format;
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
-  io.out(await reporters[options.format](result.analysis, { chalk, ...(options.saveDump ? { input: options.saveDump } : {}) }));
+  const result = await investigate(target, {
+    gdbPath: gdbPathFrom(io.env),
+    prepare,
+    commandTimeoutMs: Number(options.timeout) * 1000,
+    cwd: io.cwd,
+    // gdb started by cli/main.ts before the modules loaded, if argv was a plain attach line.
+    started: target.kind === 'pid' ? claimEarlyAttach() : null,
+    // The report is written while gdb detaches.
+    render: (analysis) => reporters[format](analysis, { chalk, ...(options.saveDump ? { input: options.saveDump } : {}) }),
+  });
+  if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
+  io.out(result.rendered ?? '');
   return result.analysis.verdict === 'ok' ? ExitCode.Ok : ExitCode.Found;
 }
 

@@ -1,0 +1,106 @@
+/**
+ * The early gdb start (live/early.ts): only a plain, valid `attach PID` line starts gdb before
+ * the CLI's modules load; everything else leaves it to the command. And the line tap that lets
+ * the backtraces be parsed while gdb prints them.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EARLY_FORMATS, attachEarly, claimEarlyAttach, earlyAttachPlan, releaseEarlyAttach } from '../../src/live/early.js';
+import { LineTap } from '../../src/live/investigate.js';
+import { FORMATS } from '../../src/report/index.js';
+import { LIVE_TEST_TIMEOUT_MS, liveSkipReason, traceState, withProgram } from './harness.js';
+
+const skip = await liveSkipReason();
+
+test('the early start knows every report format', () => {
+  assert.deepEqual([...EARLY_FORMATS].sort(), [...FORMATS].sort());
+});
+
+test('plain attach lines start gdb early, with the pid and the step limit', () => {
+  assert.deepEqual(earlyAttachPlan(['attach', '4242']), { pid: 4242, commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyAttachPlan(['attach', '4242', '--format', 'json']), { pid: 4242, commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyAttachPlan(['attach', '--format=sarif', '4242']), { pid: 4242, commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyAttachPlan(['attach', '-f', 'markdown', '4242', '--timeout', '7']), { pid: 4242, commandTimeoutMs: 7_000 });
+  assert.deepEqual(earlyAttachPlan(['attach', '-fjson', '4242', '--timeout=30']), { pid: 4242, commandTimeoutMs: 30_000 });
+  assert.deepEqual(earlyAttachPlan(['attach', '4242', '--save-dump', 'out.txt']), { pid: 4242, commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyAttachPlan(['attach', '4242', '--rules', 'a.yaml', 'b.yaml', '--format', 'text']), { pid: 4242, commandTimeoutMs: 120_000 });
+});
+
+test('anything else is left to the command (no gdb before commander has read argv)', () => {
+  const refused: string[][] = [
+    [],
+    ['4242'],
+    ['analyze', 'attach', '4242'],
+    ['attach'],
+    ['attach', '4242', '--help'],
+    ['attach', '-h', '4242'],
+    ['attach', '4242', '-V'],
+    ['attach', '4242', '5'],
+    ['attach', '4242', '--format', 'yaml'],
+    ['attach', '4242', '--format'],
+    ['attach', '4242', '--timeout', '0'],
+    ['attach', '4242', '--timeout', '1.5'],
+    ['attach', '4242', '--timeout', '123456'],
+    ['attach', '4242', '--bogus'],
+    ['attach', '4242', '--'],
+    ['attach', '--rules', 'a.yaml', '4242'], // the pid is read as a second rule file
+    ['attach', '--rules=a.yaml', '4242'],
+    ['attach', '0x10'],
+    ['attach', '-1'],
+    ['attach', '0'],
+    ['attach', '99999999999'],
+    ['attach', '4242', '--save-dump'],
+  ];
+  for (const argv of refused) assert.equal(earlyAttachPlan(argv), null, argv.join(' '));
+});
+
+test('the line tap holds lines until a consumer connects, then passes every line on in order', () => {
+  const tap = new LineTap();
+  tap.line('a');
+  tap.line('');
+  const seen: string[] = [];
+  tap.connect((l) => seen.push(l));
+  tap.line('b');
+  assert.deepEqual(seen, ['a', '', 'b']);
+  assert.equal(tap.failed, null);
+});
+
+test('a consumer that throws is disconnected and the failure kept (the caller parses the whole text)', () => {
+  const tap = new LineTap();
+  const seen: string[] = [];
+  tap.connect((l) => {
+    if (l === 'bad') throw new Error('boom');
+    seen.push(l);
+  });
+  tap.line('ok');
+  tap.line('bad');
+  tap.line('later');
+  assert.deepEqual(seen, ['ok']);
+  assert.ok(tap.failed instanceof Error);
+});
+
+test('an early gdb nobody claims is told to quit: the program is detached, not left stopped', { skip: skip ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+  await withProgram('healthy-sleepers', async (p) => {
+    attachEarly(['attach', String(p.pid)], { ...process.env, WAITGRAPH_GDB: 'gdb' });
+    const started = claimEarlyAttach();
+    assert.ok(started, 'gdb started early');
+    assert.equal(claimEarlyAttach(), null, 'claimed once');
+    // Hand it back the way main.ts finds it when the command failed before running.
+    const bt = await started.bt;
+    assert.match(bt.console, /^Thread \d/m);
+    await started.session.close();
+    assert.equal(traceState(p.pid)?.tracerPid, 0);
+    // And through releaseEarlyAttach, without waiting for the backtraces.
+    attachEarly(['attach', String(p.pid)], process.env);
+    await releaseEarlyAttach();
+    assert.equal(claimEarlyAttach(), null);
+    const after = traceState(p.pid);
+    assert.equal(after?.tracerPid, 0, 'no tracer after release');
+    assert.ok(after && !['t', 'T'].includes(after.state), `not stopped (state ${after?.state})`);
+  });
+});
+
+test('no early gdb for a pid that does not exist (the command reports it)', () => {
+  attachEarly(['attach', '4194303'], process.env);
+  assert.equal(claimEarlyAttach(), null);
+});
