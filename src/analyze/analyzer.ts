@@ -7,12 +7,12 @@ import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
-import { prepareStack } from '../rules/match.js';
+import { markProcessConditions, prepareStackFor } from '../rules/match.js';
 import { normalizeAddress } from '../rules/normalize.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules } from '../rules/types.js';
 import { buildDeadlocks, findHang } from './deadlocks.js';
-import { summarizeBacktrace, updateProcessFlags, type BacktraceSummary } from './summary.js';
+import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
@@ -46,8 +46,9 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
   const processFlags: boolean[] = rules.processConditions.map(() => false);
   return {
     addBacktrace(bt, index) {
-      const stack = prepareStack(bt, rules.primitives);
-      updateProcessFlags(rules, stack, processFlags);
+      // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
+      const stack = prepareStackFor(rules, bt);
+      markProcessConditions(rules, stack, processFlags);
       summaries.push(summarizeBacktrace(rules, bt, index, stack));
     },
     finish(dump) {
@@ -258,6 +259,8 @@ function hintFacts(dump: Dump, notes: string[]): OwnerFact[] {
 
 /** Adds a proven hold edge per fact; a proven holder replaces holders that rules only inferred. */
 function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], notes: string[]): void {
+  // Most dumps carry no owner facts: skip indexing every thread (a pthread_t each to normalise).
+  if (facts.length === 0) return;
   const byLwp = new Map<number, string>();
   const byPtid = new Map<string, string>();
   const byId = new Map<number, string>();

@@ -23,9 +23,11 @@ export function pthreadIdFrom(text: string): string | null {
 }
 
 export function resolveThreadExits(threads: ReadonlyArray<Pick<ThreadAnalysis, 'key' | 'ptid'>>, edges: Edge[]): void {
+  const waits = edges.filter((e) => e.kind === 'waits' && e.to.startsWith(THREAD_EXIT));
+  // Most dumps join nothing: skip normalising every thread's pthread_t.
+  if (waits.length === 0) return;
   const byPtid = new Map<string, string>();
   for (const t of threads) if (t.ptid !== null) byPtid.set(normalizeAddress(t.ptid), t.key);
-  const waits = edges.filter((e) => e.kind === 'waits' && e.to.startsWith(THREAD_EXIT));
   // Hold edges already there, by `from→to` (a Set, not a scan of `edges` per wait: a dump where
   // thousands of threads join each other was quadratic here).
   const holds = new Set<string>();

@@ -108,26 +108,47 @@ function topFramesAgree(thread: BacktraceSummary, bt: BacktraceSummary): boolean
  * loader's order, which puts every rule after the rules it names in `unlessRules`.
  */
 export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[]): FiredRule[] {
-  const alternatives = new Map<string, SummaryAlternative[]>();
+  // Only the rules that hit are visited (a thread hits a few of the rule set's dozens), in the
+  // loader's order; alternatives of one rule from several backtraces are joined in input order.
+  const order = ruleOrder(rules);
+  const hits: Array<{ index: number; alts: SummaryAlternative[]; owned: boolean }> = [];
   for (const s of summaries) {
     for (const hit of s.hits) {
-      const list = alternatives.get(hit.ruleId);
-      if (list) list.push(...hit.alternatives);
-      else alternatives.set(hit.ruleId, [...hit.alternatives]);
+      const index = order.get(hit.ruleId);
+      if (index === undefined) continue;
+      const known = hits.find((h) => h.index === index);
+      if (known === undefined) hits.push({ index, alts: hit.alternatives, owned: false });
+      else {
+        if (!known.owned) {
+          known.alts = [...known.alts];
+          known.owned = true;
+        }
+        known.alts.push(...hit.alternatives);
+      }
     }
   }
+  if (hits.length > 1) hits.sort((a, b) => a.index - b.index);
   const fired: FiredRule[] = [];
-  const firedIds = new Set<string>();
-  for (const rule of rules.threadRules) {
-    const alts = alternatives.get(rule.id);
-    if (!alts) continue;
+  for (const { index, alts } of hits) {
+    const rule = rules.threadRules[index] as ThreadRule;
     const alt = alts.find((a) => a.pendingProcess.every((i) => processFlags[i] === true));
     if (!alt) continue;
-    if (rule.unlessRules.some((id) => firedIds.has(id))) continue;
+    if (rule.unlessRules.some((id) => fired.some((f) => f.rule.id === id))) continue;
     fired.push({ rule, alt });
-    firedIds.add(rule.id);
   }
   return fired;
+}
+
+/** Thread rule id → its place in the loader's order. */
+const ruleOrders = new WeakMap<LoadedRules, Map<string, number>>();
+
+function ruleOrder(rules: LoadedRules): Map<string, number> {
+  let order = ruleOrders.get(rules);
+  if (order === undefined) {
+    order = new Map(rules.threadRules.map((r, i) => [r.id, i]));
+    ruleOrders.set(rules, order);
+  }
+  return order;
 }
 
 /** The state-setting rule with the highest priority (first in load order on ties). */

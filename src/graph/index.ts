@@ -31,6 +31,13 @@ export const nodeKey = (node: string): string => node.slice(node.indexOf(':') + 
 
 /** Orders thread keys: by gdb number (`9` < `10`, `2.4` by its parts), headerless `bt@L` last. */
 export function compareThreadKeys(a: ThreadKey, b: ThreadKey): number {
+  // Plain gdb numbers (most keys): one number each, no splitting (sorts of 100,000 threads).
+  if (isDigits(a) && isDigits(b)) {
+    const x = Number(a);
+    const y = Number(b);
+    if (x !== y) return x - y;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
   const pa = keyParts(a);
   const pb = keyParts(b);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
@@ -39,6 +46,15 @@ export function compareThreadKeys(a: ThreadKey, b: ThreadKey): number {
     if (x !== y) return x - y;
   }
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isDigits(key: string): boolean {
+  if (key.length === 0) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 function keyParts(key: ThreadKey): number[] {

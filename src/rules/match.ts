@@ -2,6 +2,13 @@
  * Runs thread rules over one backtrace. Per-backtrace work only: what depends on other threads
  * (`processHas`, `unlessRules`, all-of waits) is left as data in the hits and settled once the
  * whole dump has been read (see analyze/), so a dump can be analysed while it streams.
+ *
+ * Two paths give the same hits. The direct one (`prepareStack` + `matchBacktrace`) searches every
+ * rule's shape in the stack. The memoised one (`prepareStackFor`) first reduces the stack to a
+ * fingerprint — per frame, its interned name and the answers of the few frame conditions that look
+ * past the name (library, file, jitCode, args) — and reuses the search of an earlier stack with the
+ * same fingerprint: thread pools print the same stack hundreds of times, so a 10,000-thread dump
+ * holds about a thousand distinct ones. Only captured argument values are read per stack.
  */
 import type { Backtrace, Frame } from '../model/dump.js';
 import { normalizeFunctionName, parseArgValue, type ParsedArgValue } from './normalize.js';
@@ -11,8 +18,9 @@ import type { FrameCondition, LoadedRules, Shape, ThreadRule } from './types.js'
 /** A backtrace prepared for matching: normalised names and where the wait primitives end. */
 export interface PreparedStack {
   frames: Frame[];
+  /** Shared with other stacks of the same fingerprint: read only. */
   names: string[];
-  /** Interned ids of `names` (valid for `epoch`), so patterns can memoise by number. */
+  /** Interned ids of `names` (valid for `epoch`), so patterns can memoise by number. Read only. */
   ids: number[];
   epoch: number;
   /** Index of the first frame that is not a wait primitive (0 when the top frame is not one). */
@@ -20,6 +28,8 @@ export interface PreparedStack {
   /** True when the stack starts with at least one wait primitive. */
   blocked: boolean;
   truncated: boolean;
+  /** Set by prepareStackFor: the memo entry of this stack's fingerprint under that rule set. */
+  memo?: { rules: LoadedRules; entry: StackMemo };
 }
 
 /**
@@ -28,15 +38,22 @@ export interface PreparedStack {
  * string objects (whose hashes V8 caches), which keeps the patterns' memo lookups cheap.
  */
 const INTERN_LIMIT = 65536;
-const interned = new Map<string, { name: string; id: number }>();
+interface Interned {
+  name: string;
+  id: number;
+}
+const interned = new Map<string, Interned>();
 const idsByName = new Map<string, number>();
+/** Interned id → normalised name (this epoch). */
+const namesById: string[] = [];
 
-function internName(raw: string): { name: string; id: number } {
+function internName(raw: string): Interned {
   let entry = interned.get(raw);
   if (entry === undefined) {
     if (interned.size >= INTERN_LIMIT) {
       interned.clear();
       idsByName.clear();
+      namesById.length = 0;
       internEpoch.value++;
     }
     // Keys and names are copied out of the input: a parser string is often a slice that would
@@ -46,6 +63,7 @@ function internName(raw: string): { name: string; id: number } {
     if (id === undefined) {
       id = idsByName.size;
       idsByName.set(name, id);
+      namesById.push(name);
     }
     entry = { name, id };
     interned.set(detach(raw), entry);
@@ -58,21 +76,43 @@ function detach(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
+/** Where the leading wait primitives end, and whether there are any (sets both on `stack`). */
+function findAcquire(stack: PreparedStack, primitives: FrameCondition[]): void {
+  const n = stack.frames.length;
+  let i = 0;
+  while (i < n && anyMatches(primitives, stack, i)) i++;
+  stack.blocked = i > 0;
+  // A stack made only of primitives (cut right under them) has its outermost frame as the site.
+  stack.acquireIndex = Math.min(i, Math.max(0, n - 1));
+}
+
+function anyMatches(conds: FrameCondition[], stack: PreparedStack, i: number): boolean {
+  for (const c of conds) if (frameMatches(c, stack, i)) return true;
+  return false;
+}
+
+/** Interns the names of `frames`; returns the epoch all ids belong to, or -1 when the table was cleared midway twice. */
+function internFrames(frames: Frame[], names: string[], ids: number[]): number {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const epoch = internEpoch.value;
+    for (let i = 0; i < frames.length; i++) {
+      const entry = internName((frames[i] as Frame).function);
+      names[i] = entry.name;
+      ids[i] = entry.id;
+    }
+    // The table was cleared in the middle of this stack: earlier ids are from the old numbering.
+    if (epoch === internEpoch.value) return epoch;
+  }
+  return -1;
+}
+
 export function prepareStack(bt: Pick<Backtrace, 'frames' | 'truncated'>, primitives: FrameCondition[]): PreparedStack {
   const frames = bt.frames;
   const names: string[] = new Array<string>(frames.length);
   const ids: number[] = new Array<number>(frames.length);
-  frames.forEach((f, i) => {
-    const entry = internName(f.function);
-    names[i] = entry.name;
-    ids[i] = entry.id;
-  });
-  const stack: PreparedStack = { frames, names, ids, epoch: internEpoch.value, acquireIndex: 0, blocked: false, truncated: bt.truncated };
-  let i = 0;
-  while (i < frames.length && primitives.some((p) => frameMatches(p, stack, i))) i++;
-  stack.blocked = i > 0;
-  // A stack made only of primitives (cut right under them) has its outermost frame as the site.
-  stack.acquireIndex = Math.min(i, Math.max(0, frames.length - 1));
+  const epoch = internFrames(frames, names, ids);
+  const stack: PreparedStack = { frames, names, ids, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated };
+  findAcquire(stack, primitives);
   return stack;
 }
 
@@ -89,14 +129,42 @@ export interface RuleHit {
   alternatives: HitAlternative[];
 }
 
-export function matchThreadRule(rule: ThreadRule, stack: PreparedStack): RuleHit | null {
-  const base = matchShape(rule.base, stack);
+/**
+ * Where a rule matched, without the argument values: the frame positions of its base shape and of
+ * each `anyOf` shape that matched (null when the rule has no `anyOf`). Depends only on what the
+ * stack fingerprint holds, so the memo keeps it.
+ */
+interface RulePositions {
+  rule: ThreadRule;
+  base: number[];
+  alts: Array<{ shape: Shape; positions: number[] }> | null;
+  /**
+   * The hit itself when it captures no argument (then it is the same for every stack of the
+   * fingerprint): made once, frozen, shared. Undefined until first built; null when it captures.
+   */
+  fixed?: RuleHit | null;
+}
+
+function rulePositions(rule: ThreadRule, stack: PreparedStack, present: Present | null = null): RulePositions | null {
+  const base = shapePositions(rule.base, stack, present);
   if (!base) return null;
-  if (rule.anyOf.length === 0) return { ruleId: rule.id, alternatives: [base] };
-  const alternatives: HitAlternative[] = [];
+  if (rule.anyOf.length === 0) return { rule, base, alts: null };
+  const alts: Array<{ shape: Shape; positions: number[] }> = [];
   for (const shape of rule.anyOf) {
-    const alt = matchShape(shape, stack);
-    if (!alt) continue;
+    const positions = shapePositions(shape, stack, present);
+    if (positions) alts.push({ shape, positions });
+  }
+  return alts.length > 0 ? { rule, base, alts } : null;
+}
+
+/** The hit for matched positions: sites, and captures read from the frames at those positions. */
+function buildHit(found: RulePositions, stack: PreparedStack): RuleHit {
+  const { rule } = found;
+  const base = shapeAlternative(rule.base, found.base, stack);
+  if (found.alts === null) return { ruleId: rule.id, alternatives: [base] };
+  const alternatives: HitAlternative[] = [];
+  for (const { shape, positions } of found.alts) {
+    const alt = shapeAlternative(shape, positions, stack);
     const useBaseSite = rule.base.frames.length > 0 && !shape.frames.some((f) => f.site);
     alternatives.push({
       siteIndex: useBaseSite ? base.siteIndex : alt.siteIndex,
@@ -104,51 +172,105 @@ export function matchThreadRule(rule: ThreadRule, stack: PreparedStack): RuleHit
       pendingProcess: [...base.pendingProcess, ...alt.pendingProcess],
     });
   }
-  return alternatives.length > 0 ? { ruleId: rule.id, alternatives } : null;
+  return { ruleId: rule.id, alternatives };
+}
+
+export function matchThreadRule(rule: ThreadRule, stack: PreparedStack): RuleHit | null {
+  const found = rulePositions(rule, stack);
+  return found ? buildHit(found, stack) : null;
 }
 
 /** For each thread rule of a rule set, the name tests its base shape requires (each must match some frame). */
 const requiredTests = new WeakMap<LoadedRules, NameTest[][]>();
 
 /**
- * Runs every thread rule on one stack. A rule whose base shape requires a function name that no
- * frame has is skipped before its shape is searched: most rules concern a few functions and most
- * stacks hold none of them (a 10,000-thread dump: matching 0.5 s less).
+ * Runs every thread rule on one stack. A stack from prepareStackFor reuses the rule positions
+ * found for an earlier stack of the same fingerprint and only reads the captured arguments.
  */
 export function matchBacktrace(rules: LoadedRules, stack: PreparedStack): RuleHit[] {
+  const memo = stack.memo;
+  if (memo !== undefined && memo.rules === rules) {
+    const entry = memo.entry;
+    if (entry.positions === null) entry.positions = matchPositions(rules, stack, presentTests(matcherOf(rules), stack));
+    const hits: RuleHit[] = [];
+    for (const found of entry.positions) {
+      if (found.fixed === undefined) found.fixed = capturesNothing(found) ? freezeHit(buildHit(found, stack)) : null;
+      hits.push(found.fixed ?? buildHit(found, stack));
+    }
+    return hits;
+  }
+  return matchPositions(rules, stack).map((found) => buildHit(found, stack));
+}
+
+function capturesNothing(found: RulePositions): boolean {
+  const none = (shape: Shape): boolean => shape.frames.every((c) => c.args.length === 0);
+  return none(found.rule.base) && (found.alts ?? []).every((a) => none(a.shape));
+}
+
+function freezeHit(hit: RuleHit): RuleHit {
+  for (const alt of hit.alternatives) Object.freeze(alt.captures);
+  hit.alternatives.forEach((alt) => Object.freeze(alt));
+  Object.freeze(hit.alternatives);
+  return Object.freeze(hit);
+}
+
+/**
+ * Every thread rule's positions on one stack, in rule order. A rule whose base shape requires a
+ * function name that no frame has is skipped before its shape is searched: most rules concern a
+ * few functions and most stacks hold none of them.
+ */
+function matchPositions(rules: LoadedRules, stack: PreparedStack, present: Present | null = null): RulePositions[] {
   let required = requiredTests.get(rules);
   if (required === undefined) {
     required = rules.threadRules.map((rule) => rule.base.frames.flatMap((f) => (f.fn ? [f.fn] : [])));
     requiredTests.set(rules, required);
   }
-  const hits: RuleHit[] = [];
+  const out: RulePositions[] = [];
   const n = stack.frames.length;
   const ids = stack.epoch === internEpoch.value ? stack.ids : null;
-  rules.threadRules.forEach((rule, r) => {
+  const threadRules = rules.threadRules;
+  next: for (let r = 0; r < threadRules.length; r++) {
+    if (present !== null) {
+      // The name tests some frame of the stack passes, as bits: one lookup per required test.
+      for (const t of present.required[r] as Int32Array) if (((present.bits[t >>> 5] as number) & (1 << (t & 31))) === 0) continue next;
+      const hit = rulePositions(threadRules[r] as ThreadRule, stack, present);
+      if (hit) out.push(hit);
+      continue;
+    }
     for (const fn of required[r] as NameTest[]) {
       let found = false;
       for (let i = 0; i < n && !found; i++) found = fn(stack.names[i] as string, ids === null ? undefined : ids[i]);
-      if (!found) return;
+      if (!found) continue next;
     }
-    const hit = matchThreadRule(rule, stack);
-    if (hit) hits.push(hit);
-  });
-  return hits;
+    const hit = rulePositions(threadRules[r] as ThreadRule, stack);
+    if (hit) out.push(hit);
+  }
+  return out;
 }
 
-function matchShape(shape: Shape, stack: PreparedStack): HitAlternative | null {
+/** Frame positions of a shape's frame conditions (empty when it has none), or null when it does not match. */
+function shapePositions(shape: Shape, stack: PreparedStack, present: Present | null = null): number[] | null {
   if (shape.blocked !== undefined && shape.blocked !== stack.blocked) return null;
   if (shape.truncated !== undefined && shape.truncated !== stack.truncated) return null;
+  // With the stack's name-test bits, a condition whose name test no frame passes matches nowhere.
+  if (present !== null) for (const cond of shape.frames) if (cond.fn !== undefined && noFramePasses(present, cond.fn)) return null;
   for (const cond of shape.none) {
+    if (present !== null && cond.fn !== undefined && noFramePasses(present, cond.fn)) continue;
     for (let i = 0; i < stack.frames.length; i++) if (frameMatches(cond, stack, i)) return null;
   }
+  if (shape.frames.length === 0) return EMPTY_POSITIONS;
+  return findSequence(shape.frames, stack);
+}
+
+const EMPTY_POSITIONS: number[] = [];
+
+function shapeAlternative(shape: Shape, positions: number[], stack: PreparedStack): HitAlternative {
   if (shape.frames.length === 0) {
     return { siteIndex: stack.acquireIndex, captures: {}, pendingProcess: shape.processHas };
   }
-  const positions = findSequence(shape.frames, stack);
-  if (!positions) return null;
   const captures: Record<string, ParsedArgValue> = {};
   shape.frames.forEach((cond, k) => {
+    if (cond.args.length === 0) return;
     const frame = stack.frames[positions[k] as number] as Frame;
     for (const arg of cond.args) {
       if (captures[arg.name]) continue;
@@ -160,11 +282,6 @@ function matchShape(shape: Shape, stack: PreparedStack): HitAlternative | null {
   return { siteIndex: positions[siteK] as number, captures, pendingProcess: shape.processHas };
 }
 
-/**
- * Finds frame indexes p0 < p1 < … for the conditions, inner to outer. Leftmost choices are tried
- * first; a memo on (condition, start) keeps the search at O(conditions × frames²) even with
- * `next`/`maxGap` constraints that make the leftmost choice wrong.
- */
 /** The frame indexes a condition's position allows: `[lo, hi)`. */
 function positionRange(cond: FrameCondition, stack: PreparedStack): [number, number] {
   const n = stack.frames.length;
@@ -178,6 +295,11 @@ function positionRange(cond: FrameCondition, stack: PreparedStack): [number, num
   }
 }
 
+/**
+ * Finds frame indexes p0 < p1 < … for the conditions, inner to outer. Leftmost choices are tried
+ * first; a memo on (condition, start) keeps the search at O(conditions × frames²) even with
+ * `next`/`maxGap` constraints that make the leftmost choice wrong.
+ */
 function findSequence(conds: FrameCondition[], stack: PreparedStack): number[] | null {
   const n = stack.frames.length;
   if (conds.length === 1) {
@@ -223,6 +345,11 @@ export function frameMatches(cond: FrameCondition, stack: PreparedStack, i: numb
       break;
   }
   if (cond.fn && !cond.fn(stack.names[i] as string, stack.epoch === internEpoch.value ? stack.ids[i] : undefined)) return false;
+  return frameDetailsMatch(cond, frame);
+}
+
+/** The parts of a frame condition that look past the function name: library, file, jitCode, args. */
+function frameDetailsMatch(cond: FrameCondition, frame: Frame): boolean {
   if (cond.library && (frame.library === null || !cond.library(frame.library))) return false;
   if (cond.file && (frame.file === null || !cond.file(frame.file))) return false;
   if (cond.jitCode !== undefined) {
@@ -240,4 +367,246 @@ export function frameMatches(cond: FrameCondition, stack: PreparedStack, i: numb
     }
   }
   return true;
+}
+
+const looksPastName = (c: FrameCondition): boolean => c.library !== undefined || c.file !== undefined || c.jitCode !== undefined || c.args.length > 0;
+
+/** Marks the process-wide conditions (`processHas`) this stack satisfies (memoised per fingerprint for prepareStackFor stacks). */
+export function markProcessConditions(rules: LoadedRules, stack: PreparedStack, flags: boolean[]): void {
+  const memo = stack.memo;
+  if (memo !== undefined && memo.rules === rules) {
+    const entry = memo.entry;
+    if (entry.process === null) entry.process = processConditionsMet(rules, stack);
+    for (const i of entry.process) flags[i] = true;
+    return;
+  }
+  for (const i of processConditionsMet(rules, stack)) flags[i] = true;
+}
+
+function processConditionsMet(rules: LoadedRules, stack: PreparedStack): number[] {
+  const met: number[] = [];
+  rules.processConditions.forEach((cond, i) => {
+    for (let f = 0; f < stack.frames.length; f++) {
+      if (frameMatches(cond, stack, f)) {
+        met.push(i);
+        return;
+      }
+    }
+  });
+  return met;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fingerprint memo.
+
+/** What every stack of one fingerprint shares. */
+export interface StackMemo {
+  codes: Float64Array;
+  truncated: boolean;
+  names: string[];
+  ids: number[];
+  acquireIndex: number;
+  blocked: boolean;
+  /** Filled on first use. */
+  positions: RulePositions[] | null;
+  process: number[] | null;
+  next: StackMemo | null;
+}
+
+/** Fingerprints a rule set remembers before it starts over (bounds memory when every stack differs). */
+const MEMO_LIMIT = 8192;
+/** Frames a stack may have to be memoised (longer ones are rare and matched directly). */
+const MEMO_MAX_FRAMES = 4096;
+/** A frame code is `nameId + 2^16 × detailBits`; names have ids below INTERN_LIMIT = 2^16. */
+const NAME_SPAN = 65536;
+/** Detail bits per frame that fit an exact double with the name id (2^16 × 2^31 < 2^53). */
+const MAX_DETAIL_BITS = 31;
+
+/** What the rule set's conditions say about one interned name, computed once per name. */
+interface NameFacts {
+  /** Bit t set: name test t of the matcher passes. */
+  bits: Uint32Array;
+  /**
+   * Indexes into Matcher.detailed of the conditions whose name test passes and whose other parts
+   * (library, file, jitCode, args) can differ between frames of this name: one fingerprint bit each.
+   */
+  details: Int32Array;
+}
+
+/** The name tests a stack's frames pass, and per thread rule the tests its base shape requires. */
+interface Present {
+  bits: Uint32Array;
+  required: Int32Array[];
+  testIndex: Map<NameTest, number>;
+}
+
+function noFramePasses(present: Present, fn: NameTest): boolean {
+  const t = present.testIndex.get(fn);
+  return t !== undefined && ((present.bits[t >>> 5] as number) & (1 << (t & 31))) === 0;
+}
+
+interface Matcher {
+  /** Every distinct name test (`function:` pattern) of the rule set's frame conditions. */
+  tests: NameTest[];
+  testIndex: Map<NameTest, number>;
+  /** Per thread rule: indexes into `tests` of the name tests its base shape requires. */
+  required: Int32Array[];
+  /** Every frame condition of the rule set that looks past the name. */
+  detailed: FrameCondition[];
+  facts: Array<NameFacts | undefined>;
+  /** Frame codes beyond MAX_DETAIL_BITS: `nameId:bits` → a code below 0. */
+  wideCodes: Map<string, number>;
+  table: Map<number, StackMemo>;
+  size: number;
+  epoch: number;
+  /** Scratch buffers, grown as needed. */
+  codes: Float64Array;
+  ids: number[];
+}
+
+const matchers = new WeakMap<LoadedRules, Matcher>();
+
+function matcherOf(rules: LoadedRules): Matcher {
+  let m = matchers.get(rules);
+  if (m === undefined) {
+    const conds = new Set<FrameCondition>([...rules.primitives, ...rules.processConditions]);
+    for (const rule of rules.threadRules) {
+      for (const shape of [rule.base, ...rule.anyOf]) for (const c of [...shape.frames, ...shape.none]) conds.add(c);
+    }
+    const testIndex = new Map<NameTest, number>();
+    for (const c of conds) if (c.fn && !testIndex.has(c.fn)) testIndex.set(c.fn, testIndex.size);
+    m = {
+      tests: [...testIndex.keys()],
+      testIndex,
+      required: rules.threadRules.map((rule) => Int32Array.from(rule.base.frames.flatMap((f) => (f.fn ? [testIndex.get(f.fn) as number] : [])))),
+      detailed: [...conds].filter(looksPastName),
+      facts: [],
+      wideCodes: new Map(),
+      table: new Map(),
+      size: 0,
+      epoch: internEpoch.value,
+      codes: new Float64Array(64),
+      ids: [],
+    };
+    matchers.set(rules, m);
+  }
+  if (m.epoch !== internEpoch.value) resetMatcher(m);
+  return m;
+}
+
+function resetMatcher(m: Matcher): void {
+  m.facts = [];
+  m.wideCodes.clear();
+  m.table.clear();
+  m.size = 0;
+  m.epoch = internEpoch.value;
+}
+
+function factsOf(m: Matcher, name: string, id: number): NameFacts {
+  let facts = m.facts[id];
+  if (facts === undefined) {
+    const bits = new Uint32Array((m.tests.length + 31) >>> 5);
+    m.tests.forEach((test, t) => {
+      if (test(name, id)) bits[t >>> 5] = (bits[t >>> 5] as number) | (1 << (t & 31));
+    });
+    const details: number[] = [];
+    m.detailed.forEach((c, j) => {
+      if (c.fn && !c.fn(name, id)) return;
+      // `jitCode` reads the raw name `??`, which only the name `??` comes from: for any other
+      // name a jitCode-only condition has one answer for every frame, so it needs no bit.
+      if (name !== '??' && c.jitCode === true) return;
+      if (name !== '??' && c.jitCode === false && c.library === undefined && c.file === undefined && c.args.length === 0) return;
+      details.push(j);
+    });
+    facts = { bits, details: Int32Array.from(details) };
+    m.facts[id] = facts;
+  }
+  return facts;
+}
+
+/** OR of the name-test bits of a memoised stack's frames. */
+function presentTests(m: Matcher, stack: PreparedStack): Present {
+  const bits = new Uint32Array((m.tests.length + 31) >>> 5);
+  for (let i = 0; i < stack.ids.length; i++) {
+    const own = factsOf(m, stack.names[i] as string, stack.ids[i] as number).bits;
+    for (let w = 0; w < bits.length; w++) bits[w] = (bits[w] as number) | (own[w] as number);
+  }
+  return { bits, required: m.required, testIndex: m.testIndex };
+}
+
+/**
+ * prepareStack for the analysis of a whole dump under `rules`: the stack's names, acquire site and
+ * `blocked` come from the memo when a stack with the same fingerprint was seen, and matchBacktrace
+ * and markProcessConditions reuse that stack's search. Same results as prepareStack.
+ */
+export function prepareStackFor(rules: LoadedRules, bt: Pick<Backtrace, 'frames' | 'truncated'>): PreparedStack {
+  const frames = bt.frames;
+  const n = frames.length;
+  if (n > MEMO_MAX_FRAMES) return prepareStack(bt, rules.primitives);
+  const m = matcherOf(rules);
+  if (m.codes.length < n) m.codes = new Float64Array(Math.max(n, m.codes.length * 2));
+  const codes = m.codes;
+  const ids = m.ids;
+  const epoch = internEpoch.value;
+  let h = 0x811c9dc5 ^ n ^ (bt.truncated ? 0x5bd1e995 : 0);
+  for (let i = 0; i < n; i++) {
+    const frame = frames[i] as Frame;
+    const entry = internName(frame.function);
+    const id = entry.id;
+    ids[i] = id;
+    const details = (m.facts[id] ?? factsOf(m, entry.name, id)).details;
+    let code = id;
+    if (details.length > 0) {
+      if (details.length <= MAX_DETAIL_BITS) {
+        let bits = 0;
+        for (let j = 0; j < details.length; j++) if (frameDetailsMatch(m.detailed[details[j] as number] as FrameCondition, frame)) bits += 2 ** j;
+        code = id + NAME_SPAN * bits;
+        h = Math.imul(h ^ Math.floor(code / 4294967296), 16777619);
+      } else {
+        let key = `${id}:`;
+        for (let j = 0; j < details.length; j++) key += frameDetailsMatch(m.detailed[details[j] as number] as FrameCondition, frame) ? '1' : '0';
+        let wide = m.wideCodes.get(key);
+        if (wide === undefined) {
+          wide = -1 - m.wideCodes.size;
+          m.wideCodes.set(key, wide);
+        }
+        code = wide;
+      }
+    }
+    codes[i] = code;
+    h = Math.imul(h ^ (code >>> 0), 16777619);
+  }
+  // The interning table started over in the middle of this stack: its ids mix two numberings.
+  if (epoch !== internEpoch.value) {
+    resetMatcher(m);
+    return prepareStack(bt, rules.primitives);
+  }
+  for (let e = m.table.get(h) ?? null; e !== null; e = e.next) {
+    if (e.codes.length !== n || e.truncated !== bt.truncated) continue;
+    let same = true;
+    for (let i = 0; i < n && same; i++) same = e.codes[i] === codes[i];
+    if (same) return { frames, names: e.names, ids: e.ids, epoch, acquireIndex: e.acquireIndex, blocked: e.blocked, truncated: bt.truncated, memo: { rules, entry: e } };
+  }
+  const stackIds = ids.slice(0, n);
+  const stack: PreparedStack = { frames, names: stackIds.map((id) => namesById[id] as string), ids: stackIds, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated };
+  findAcquire(stack, rules.primitives);
+  if (m.size >= MEMO_LIMIT) {
+    m.table.clear();
+    m.size = 0;
+  }
+  const entry: StackMemo = {
+    codes: codes.slice(0, n),
+    truncated: bt.truncated,
+    names: stack.names,
+    ids: stack.ids,
+    acquireIndex: stack.acquireIndex,
+    blocked: stack.blocked,
+    positions: null,
+    process: null,
+    next: m.table.get(h) ?? null,
+  };
+  m.table.set(h, entry);
+  m.size++;
+  stack.memo = { rules, entry };
+  return stack;
 }

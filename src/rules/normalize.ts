@@ -55,8 +55,24 @@ export function stripLeadingUnderscores(name: string): string {
 
 /** Lower-case hex without leading zeros, so `0x000078411d5ca900` and `0x78411d5ca900` are one key. */
 export function normalizeAddress(hex: string): string {
-  const digits = hex.toLowerCase().replace(/^0x/, '').replace(/^0+(?=.)/, '');
+  // Plain `0x` + hex digits (every address the parser hands over): no regexes.
+  const lower = hex.toLowerCase();
+  const prefixed = lower.startsWith('0x');
+  let start = prefixed ? 2 : 0;
+  if (start < lower.length && isHexDigits(lower, start)) {
+    while (start < lower.length - 1 && lower.charCodeAt(start) === 48 /* 0 */) start++;
+    return prefixed && start === 2 ? lower : `0x${lower.slice(start)}`;
+  }
+  const digits = lower.replace(/^0x/, '').replace(/^0+(?=.)/, '');
   return `0x${digits}`;
+}
+
+function isHexDigits(s: string, from: number): boolean {
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
 /** An argument value split into its parts: `0x78411d5ca900 <safepoint_lock>`. */

@@ -130,7 +130,15 @@ export function compileGlob(glob: string): NameTest {
     } else if (c === '?') tokens.push({ kind: 'any' });
     else tokens.push({ kind: 'char', ch: c });
   }
-  return (name) => globMatch(tokens, name);
+  // The literal text before the first wildcard and after the last one: most names fail on these,
+  // which are one startsWith/endsWith each instead of the wildcard walk.
+  const literal = (t: GlobToken | undefined): t is { kind: 'char'; ch: string } => t?.kind === 'char';
+  let head = '';
+  for (let i = 0; literal(tokens[i]); i++) head += (tokens[i] as { ch: string }).ch;
+  let tail = '';
+  if (head.length < tokens.length) for (let i = tokens.length - 1; literal(tokens[i]); i--) tail = (tokens[i] as { ch: string }).ch + tail;
+  const minLength = tokens.filter((t) => t.kind !== 'star').length;
+  return (name) => name.length >= minLength && name.startsWith(head) && name.endsWith(tail) && globMatch(tokens, name);
 }
 
 /**

@@ -1,0 +1,173 @@
+/**
+ * The matcher's memos give exactly what the direct search gives:
+ * - `prepareStackFor` (a stack reuses the search of an earlier stack with the same fingerprint)
+ *   against `prepareStack` + a fresh search, on every backtrace of the fixtures (and the shared
+ *   corpus when present), each seen twice, and on random stacks built from those frames with
+ *   their arguments, libraries and JIT-ness changed (what the fingerprint must tell apart);
+ * - the fingerprint's wide path (over 31 detail bits for one name) and the interning table
+ *   starting over mid-dump;
+ * - a glob's literal head/tail shortcut against a reference regex, normalizeAddress against its regexes.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import type { Backtrace, Frame } from '../../src/model/dump.js';
+import { parseDump } from '../../src/parse/index.js';
+import { loadRules } from '../../src/rules/index.js';
+import { markProcessConditions, matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
+import { normalizeAddress } from '../../src/rules/normalize.js';
+import { compileGlob, compilePattern } from '../../src/rules/pattern.js';
+import type { FrameCondition, LoadedRules } from '../../src/rules/types.js';
+import { FIXTURES, HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';
+import { prng } from '../helpers/prng.js';
+
+function textFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...textFiles(path));
+    else if (name.endsWith('.txt')) out.push(path);
+  }
+  return out;
+}
+
+function backtracesOf(files: string[]): Backtrace[] {
+  return files.flatMap((f) => parseDump(readFileSync(f, 'utf8')).backtraces);
+}
+
+/** Compares the memoised and the direct analysis of one stack; returns the memoised stack. */
+function sameAsDirect(rules: LoadedRules, bt: Pick<Backtrace, 'frames' | 'truncated'>, what: string): void {
+  const memo = prepareStackFor(rules, bt);
+  const direct = prepareStack(bt, rules.primitives);
+  assert.deepEqual(memo.names, direct.names, `${what}: names`);
+  assert.equal(memo.acquireIndex, direct.acquireIndex, `${what}: acquireIndex`);
+  assert.equal(memo.blocked, direct.blocked, `${what}: blocked`);
+  assert.deepEqual(matchBacktrace(rules, memo), matchBacktrace(rules, direct), `${what}: hits`);
+  const memoFlags = rules.processConditions.map(() => false);
+  const directFlags = rules.processConditions.map(() => false);
+  markProcessConditions(rules, memo, memoFlags);
+  markProcessConditions(rules, direct, directFlags);
+  assert.deepEqual(memoFlags, directFlags, `${what}: process conditions`);
+}
+
+const rules = loadRules();
+const fixtureFiles = [...textFiles(FIXTURES), ...(HAS_SHARED_CORPUS ? textFiles(SHARED_CORPUS) : [])];
+const real = backtracesOf(fixtureFiles);
+
+test('memoised matching equals direct matching on every fixture backtrace, first and repeated', () => {
+  assert.ok(real.length > 100, `fixtures hold backtraces (${real.length})`);
+  let hits = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    real.forEach((bt, i) => {
+      sameAsDirect(rules, bt, `pass ${pass} backtrace ${i}`);
+      // `??` frames in some library instead of anonymous (JIT) memory: same names, other fingerprint.
+      const plugin = bt.frames.map((f) => (f.function === '??' && f.library === null ? { ...f, library: '/opt/app/libplugin.so' } : f));
+      sameAsDirect(rules, { frames: plugin, truncated: bt.truncated }, `pass ${pass} backtrace ${i}, ?? in a library`);
+      if (pass === 0) hits += matchBacktrace(rules, prepareStack(bt, rules.primitives)).length;
+    });
+  }
+  assert.ok(hits > 50, `the fixtures exercise the rules (${hits} hits)`);
+});
+
+/** Variants of a frame the fingerprint must tell apart from it (or may not, when no rule can). */
+function variant(frame: Frame, pick: number): Frame {
+  switch (pick) {
+    case 0:
+      return { ...frame, args: [] };
+    case 1:
+      return { ...frame, args: frame.args.map((a) => ({ ...a, value: '<optimized out>' })) };
+    case 2:
+      return { ...frame, function: '??', library: null, file: null, args: [] };
+    case 3:
+      return { ...frame, function: '??', library: '/lib/x86_64-linux-gnu/libc.so.6', file: null };
+    case 4:
+      return { ...frame, library: null };
+    case 5:
+      return { ...frame, args: frame.args.map((a) => ({ ...a, value: '0x55c6a8e3d0a0 <lock_a>' })) };
+    case 6:
+      return { ...frame, function: '??', library: '/opt/app/libplugin.so', file: null, args: [] };
+    default:
+      return frame;
+  }
+}
+
+test('memoised matching equals direct matching on random stacks of real frames and their variants', () => {
+  const pool = real.flatMap((bt) => bt.frames);
+  // Near-identical stacks must meet in the memo, so the random stacks reuse a few shapes.
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.nat(pool.length - 1), fc.nat(9)), { minLength: 0, maxLength: 14 }),
+      fc.boolean(),
+      fc.nat(3),
+      (picks, truncated, repeat) => {
+        const frames = picks.map(([i, v], level) => ({ ...variant(pool[i] as Frame, v), level }));
+        for (let r = 0; r <= repeat; r++) sameAsDirect(rules, { frames, truncated }, `random stack (repeat ${r})`);
+        // The same names with other details: a different fingerprint unless no rule looks.
+        const other = frames.map((f, k) => variant(f, (k + repeat) % 7));
+        sameAsDirect(rules, { frames: other, truncated }, 'random stack, details changed');
+      },
+    ),
+    { numRuns: 600, seed: 7 },
+  );
+});
+
+test('a rule set with more than 31 detail conditions on one name (wide fingerprint codes) matches like the direct search', () => {
+  const any = compilePattern({ glob: '*' });
+  const many: FrameCondition[] = Array.from({ length: 40 }, (_, k) => ({ fn: any, at: { kind: 'anywhere' }, next: false, args: [{ name: `a${k % 3}` }], site: false }));
+  const wide: LoadedRules = { ...rules, primitives: [...rules.primitives, ...many] };
+  const sample = real.filter((_, i) => i % 3 === 0);
+  for (let pass = 0; pass < 2; pass++) sample.forEach((bt, i) => sameAsDirect(wide, bt, `wide pass ${pass} backtrace ${i}`));
+});
+
+test('memoised matching stays exact when the name table starts over in the middle of a dump', () => {
+  const random = prng(11);
+  const sample = real.filter((bt) => bt.frames.length > 0).slice(0, 200);
+  // Over 65,536 distinct names force the interning table (and with it the memo) to start over.
+  let serial = 0;
+  for (let round = 0; round < 700; round++) {
+    const bt = sample[Math.floor(random() * sample.length)] as Backtrace;
+    const fresh: Frame[] = Array.from({ length: 100 }, (_, k) => ({ ...(bt.frames[0] as Frame), function: `fresh_name_${serial++}`, level: k }));
+    const mixed = { frames: [...bt.frames, ...fresh].map((f, level) => ({ ...f, level })), truncated: bt.truncated };
+    sameAsDirect(rules, mixed, `round ${round} mixed`);
+    sameAsDirect(rules, bt, `round ${round} plain`);
+  }
+  assert.ok(serial > 65536);
+});
+
+/** Reference: the glob as an anchored regex (`*` any run, `?` one character, `\x` a literal x). */
+function globRegex(glob: string): RegExp {
+  let src = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '\\' && i + 1 < glob.length) src += (glob[++i] as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (c === '*') src += '[\\s\\S]*';
+    else if (c === '?') src += '[\\s\\S]';
+    else src += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${src}$`);
+}
+
+test('globs (with their literal head and tail shortcut) match exactly what the equivalent regex matches', () => {
+  const glob = fc.array(fc.constantFrom('a', 'b', ':', '*', '?', '\\*', '\\?'), { maxLength: 8 }).map((parts) => parts.join(''));
+  const name = fc.array(fc.constantFrom('a', 'b', ':', '*', '?'), { maxLength: 10 }).map((parts) => parts.join(''));
+  fc.assert(
+    fc.property(glob, name, (g, n) => {
+      assert.equal(compileGlob(g)(n), globRegex(g).test(n), `glob ${JSON.stringify(g)} on ${JSON.stringify(n)}`);
+    }),
+    { numRuns: 5000, seed: 3 },
+  );
+});
+
+test('normalizeAddress (its no-regex path for plain hex) equals the regex definition', () => {
+  const reference = (hex: string): string => `0x${hex.toLowerCase().replace(/^0x/, '').replace(/^0+(?=.)/, '')}`;
+  const text = fc.array(fc.constantFrom('0', '0', '1', 'a', 'F', 'x', 'X', 'g', ' ', '\n'), { maxLength: 12 }).map((p) => p.join(''));
+  fc.assert(
+    fc.property(fc.boolean(), text, (prefixed, rest) => {
+      const hex = prefixed ? `0x${rest}` : rest;
+      assert.equal(normalizeAddress(hex), reference(hex), JSON.stringify(hex));
+    }),
+    { numRuns: 5000, seed: 5 },
+  );
+});
