@@ -254,9 +254,10 @@ export function emptyFrame(level: number, fn: string): FrameBody {
 
 /**
  * Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) starting at `from` in `s` (the whole
- * line, so no copy of the body is made). Never throws.
+ * line, so no copy of the body is made). Never throws. `shortcut` false skips the one-regex
+ * path for the common shape (tests compare both ways).
  */
-export function scanFrameBody(s: string, from: number, holder: ArgsHolder): FrameBody {
+export function scanFrameBody(s: string, from: number, holder: ArgsHolder, shortcut = true): FrameBody {
   holder.argsText = null;
   holder.argsPlain = false;
   const result = emptyFrame(-1, '');
@@ -277,7 +278,7 @@ export function scanFrameBody(s: string, from: number, holder: ArgsHolder): Fram
   // with none either, `)` — then the general scan below would find the same group (its first
   // structural character is that `(`, its next that `)`), so its answer is taken directly.
   SIMPLE_CALL.lastIndex = start;
-  if (SIMPLE_CALL.test(s)) {
+  if (shortcut && SIMPLE_CALL.test(s)) {
     const close = SIMPLE_CALL.lastIndex - 1;
     if (acceptsTail(s, close)) {
       const open = s.indexOf('(', start); // the name holds none (lastIndexOf is a slow backward loop)
@@ -383,7 +384,8 @@ function startsArg(s: string, i: number): boolean {
 /**
  * Splits an argument list at depth-0 `, ` followed by `NAME=` (gdb-format.md §3.3.3), outside
  * string and char literals, so `"a, b=c"`, `'x' <repeats 30 times>, "yz"` and pretty-printer
- * prose stay in one value. `...` (presence mode) gives no arguments.
+ * prose stay in one value. `...` (presence mode) gives no arguments. `plain`: the text holds no
+ * quote or bracket (ArgsHolder.argsPlain), so separators are found with `indexOf`.
  */
 export function splitArgs(text: string, plain = false): FrameArg[] {
   const args: FrameArg[] = [];

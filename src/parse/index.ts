@@ -23,6 +23,12 @@ export interface ParseOptions {
    * (thread, startLine, truncated stay), so memory stays bounded on huge dumps.
    */
   keepFrames?: boolean;
+  /**
+   * false: every frame line reaches the grammar as its own FrameLine token, never inside a
+   * FrameRun. The result is the same either way (test/parse/fast-paths.test.ts checks it); runs
+   * are only faster.
+   */
+  frameRuns?: boolean;
 }
 
 /** Records are cut at the latest after this many lines, so memory does not grow with input. */
@@ -46,9 +52,11 @@ export class DumpParser {
   /** Level of the last frame line of `runHead`. */
   private runLevel = -1;
   private done: Dump | null = null;
+  private readonly frameRuns: boolean;
 
   constructor(options: ParseOptions = {}) {
     this.builder = new DumpBuilder(options);
+    this.frameRuns = options.frameRuns !== false;
     this.reader = new LineReader((line) => this.take(line));
   }
 
@@ -94,7 +102,7 @@ export class DumpParser {
         return;
       }
       this.tokens.push(asToken(line));
-      this.runHead = line;
+      this.runHead = this.frameRuns ? line : null;
       this.runLevel = line.level;
       return;
     }

@@ -1,0 +1,101 @@
+/**
+ * The parser's shortcuts must not change its answer: FrameRun tokens (runs of frame lines handed
+ * to the grammar as one token), the one-regex scan of the common frame shape, and the `indexOf`
+ * split of plain argument lists. Each is compared with the general path it stands in for, on every
+ * fixture, on the shared corpus when present, and on generated frame lines.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { DumpParser } from '../../src/parse/index.js';
+import { scanFrameBody, splitArgs } from '../../src/parse/frame-body.js';
+import { HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';
+import { FOUNDING, goldenText, shapeFixtures } from './fixtures.js';
+
+function parse(text: string, frameRuns: boolean, chunk = text.length || 1): string {
+  const parser = new DumpParser({ frameRuns });
+  for (let i = 0; i < text.length; i += chunk) parser.push(text.slice(i, i + chunk));
+  return goldenText(parser.end());
+}
+
+function assertRunsChangeNothing(text: string, what: string): void {
+  assert.equal(parse(text, true), parse(text, false), `${what}: FrameRun tokens changed the Dump`);
+}
+
+test('fast paths: FrameRun tokens give the same Dump on every fixture', () => {
+  for (const { name, txt } of shapeFixtures()) assertRunsChangeNothing(readFileSync(txt, 'utf8'), name);
+  assertRunsChangeNothing(readFileSync(FOUNDING, 'utf8'), 'founding report');
+});
+
+test('fast paths: FrameRun tokens give the same Dump at run edges (cap, level drops, locals, elisions, record seams)', () => {
+  const frame = (level: number) => `#${level}  0x0000000000401136 in f${level} (x=${level}) at a.c:${level + 1}\n`;
+  const long = Array.from({ length: 600 }, (_, i) => frame(i)).join(''); // longer than a run and a record
+  const text = [
+    'Thread 2 (Thread 0x7f (LWP 2)):\n',
+    long,
+    frame(3), // a level drop: a plain `bt` starts
+    frame(4),
+    frame(5),
+    '        i = 0\n', // `bt full` local of frame #5, the last of a run
+    'No locals.\n',
+    frame(6),
+    '...\n',
+    frame(40),
+    frame(41),
+    '(More stack frames follow...)\n',
+    frame(0),
+    frame(0), // same level twice: two backtraces
+    frame(1),
+    '\n',
+    'Thread 1 (LWP 1):\n',
+    frame(0),
+    frame(2),
+  ].join('');
+  assertRunsChangeNothing(text, 'run edges');
+  assert.equal(parse(text, true, 7), parse(text, false), 'chunked with runs');
+  const big = Array.from({ length: 5000 }, (_, i) => frame(i)).join(''); // record seams every 2,048 lines
+  assertRunsChangeNothing(big, 'record seams');
+});
+
+test('fast paths: FrameRun tokens give the same Dump on the shared corpus', { skip: HAS_SHARED_CORPUS ? false : `no ${SHARED_CORPUS}` }, () => {
+  for (const file of readdirSync(SHARED_CORPUS).filter((f) => f.endsWith('.txt'))) {
+    assertRunsChangeNothing(readFileSync(join(SHARED_CORPUS, file), 'utf8'), file);
+  }
+});
+
+const pieces = [
+  'f', 'std::vector<int>::push_back', 'operator()', '(anonymous namespace)::run', 'g [clone .cold]', '??', ' ', ' (', '(', ')', ', ',
+  'x=1', 'y=y@entry=2', 'z@entry=3', 'this=0x5555', '<optimized out>', '"a, b=c"', "'('", '{a = 1}', '[0]', '...', '@entry', '=',
+  ' at ', '/src/a.c:12', 'C:\\x\\y.c:3', ' from ', '/lib/libc.so.6', '0x00007f3c2e891e9b in ', '0x00007F3C2E891E9B in ', '0x1 [PAC] in ',
+];
+const frameBody = fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 4 })), { maxLength: 14 }).map((p) => p.join(''));
+
+test('fast paths: the one-regex frame scan and the plain argument split agree with the general scanners', () => {
+  fc.assert(
+    fc.property(frameBody, (body) => {
+      const line = `#1  ${body}`;
+      const fast = { argsText: null as string | null, argsPlain: false };
+      const slow = { argsText: null as string | null, argsPlain: false };
+      assert.deepEqual(scanFrameBody(line, 4, fast), scanFrameBody(line, 4, slow, false));
+      assert.equal(fast.argsText, slow.argsText);
+      if (fast.argsText !== null) assert.deepEqual(splitArgs(fast.argsText, fast.argsPlain), splitArgs(fast.argsText, false));
+    }),
+    { numRuns: 3000, seed: 20261130 },
+  );
+  // The common shapes themselves, so the shortcut is known to be taken.
+  for (const line of [
+    '#0  __futex_abstimed_wait_common64 (private=0, cancel=true, abstime=0x0, op=393, expected=0, futex_word=0x55d0c92cbc10) at ./nptl/futex-internal.c:57',
+    '#1  0x00007f3c2e891e9b in __GI___futex_abstimed_wait_cancelable64 (futex_word=futex_word@entry=0x55d0c92cbc10, expected=expected@entry=0) at ./nptl/futex-internal.c:139',
+    '#10 0x00007f3c2d03ad74 in uv__io_poll () from /usr/lib/x86_64-linux-gnu/libuv.so.1',
+    '#6  0x000055d0c6a5bea1 in ?? ()',
+  ]) {
+    const at = line.indexOf(' ') + (line.slice(line.indexOf(' ')).search(/\S/));
+    const fast = { argsText: null as string | null, argsPlain: false };
+    const slow = { argsText: null as string | null, argsPlain: false };
+    assert.deepEqual(scanFrameBody(line, at, fast), scanFrameBody(line, at, slow, false), line);
+    assert.equal(fast.argsPlain, true, `shortcut taken: ${line}`);
+    assert.deepEqual(splitArgs(fast.argsText!, true), splitArgs(slow.argsText!, false), line);
+  }
+});
