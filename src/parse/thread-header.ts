@@ -26,8 +26,31 @@ export function detach(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
-/** Parses a `Thread N (…):` or `Task ID N:` line, or returns null when the line is not one. */
-export function parseThreadHeader(line: string): ThreadInfo | null {
+// The usual header, `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):`, with a name free of
+// quotes: read by this one match instead of the general path's five (same ThreadInfo).
+const USUAL_HEADER = /^Thread (\d+) \(Thread (0x[0-9a-f]+) \(LWP (\d+)\)(?: "([^"]*)")?\):$/;
+
+/**
+ * Parses a `Thread N (…):` or `Task ID N:` line, or returns null when the line is not one.
+ * `shortcut` false skips the one-match path for the usual header (tests compare both ways).
+ */
+export function parseThreadHeader(line: string, shortcut = true): ThreadInfo | null {
+  const usual = shortcut ? USUAL_HEADER.exec(line) : null;
+  if (usual !== null) {
+    const gdbId = usual[1]!;
+    const targetId = detach(line.slice(9 + gdbId.length, line.length - 2));
+    // ptid and name are cut from the detached target id, so they do not pin the input chunk.
+    const name = usual[4];
+    return {
+      id: Number(gdbId),
+      gdbId,
+      ptid: targetId.slice(7, 7 + usual[2]!.length),
+      lwp: Number(usual[3]),
+      name: name === undefined ? null : targetId.slice(targetId.length - 1 - name.length, targetId.length - 1),
+      targetId,
+      extra: null,
+    };
+  }
   const m = HEADER.exec(line);
   if (m === null) {
     const tid = TID_HEADER.exec(line);

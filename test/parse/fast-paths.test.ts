@@ -1,7 +1,7 @@
 /**
  * The parser's shortcuts must not change its answer: FrameRun tokens (runs of frame lines handed
- * to the grammar as one token), the one-regex scan of the common frame shape, and the `indexOf`
- * split of plain argument lists. Each is compared with the general path it stands in for, on every
+ * to the grammar as one token), the one-regex scan of the common frame shape, the `indexOf`
+ * split of plain argument lists and the one-match read of the usual thread header. Each is compared with the general path it stands in for, on every
  * fixture, on the shared corpus when present, and on generated frame lines.
  */
 import { test } from 'node:test';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { DumpParser } from '../../src/parse/index.js';
 import { scanFrameBody, splitArgs } from '../../src/parse/frame-body.js';
+import { parseThreadHeader } from '../../src/parse/thread-header.js';
 import { HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';
 import { FOUNDING, goldenText, shapeFixtures } from './fixtures.js';
 
@@ -97,5 +98,25 @@ test('fast paths: the one-regex frame scan and the plain argument split agree wi
     assert.deepEqual(scanFrameBody(line, at, fast), scanFrameBody(line, at, slow, false), line);
     assert.equal(fast.argsPlain, true, `shortcut taken: ${line}`);
     assert.deepEqual(splitArgs(fast.argsText!, true), splitArgs(slow.argsText!, false), line);
+  }
+});
+
+const headerPieces = ['Thread ', '12', '2.4', ' (', 'Thread ', '0x7f28a4b2f640', '0x7F28', ' (LWP ', '13999', ')', ' "', 'timer-1', '"', '"):', ' (Exiting)', '):', ':', ' ', 'LWP 5', 'process 7'];
+const headerLine = fc.array(fc.oneof(fc.constantFrom(...headerPieces), fc.string({ maxLength: 3 })), { maxLength: 14 }).map((p) => p.join(''));
+
+test('fast paths: the one-match thread header read agrees with the general one', () => {
+  fc.assert(
+    fc.property(headerLine, (line) => {
+      assert.deepEqual(parseThreadHeader(line), parseThreadHeader(line, false));
+    }),
+    { numRuns: 3000, seed: 11 },
+  );
+  for (const line of [
+    'Thread 10000 (Thread 0x7f28a4b2f640 (LWP 13999) "timer-10000"):',
+    'Thread 3 (Thread 0x7f28a4b2f640 (LWP 13999)):',
+    'Thread 4 (Thread 0x7f12a4dff640 (LWP 4242) ""):',
+  ]) {
+    assert.deepEqual(parseThreadHeader(line), parseThreadHeader(line, false), line);
+    assert.equal(JSON.stringify(parseThreadHeader(line)), JSON.stringify(parseThreadHeader(line, false)), `key order: ${line}`);
   }
 });
