@@ -73,13 +73,23 @@ function* pieces(value: unknown, indent: string): Generator<string> {
       return;
     }
     yield '[\n';
-    for (let i = 0; i < value.length; i++) {
-      yield inner;
-      const item = value.at(i);
-      // JSON.stringify writes null for array holes, undefined and functions.
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield 'null';
-      else yield* pieces(item, inner);
-      yield i < value.length - 1 ? ',\n' : '\n';
+    for (let i = 0; i < value.length; ) {
+      const first = value.at(i);
+      if (isStreamed(first)) {
+        yield inner;
+        yield* pieces(first, inner);
+        i++;
+      } else {
+        // Plain elements go through JSON.stringify a batch at a time (one call, no re-indenting).
+        const batch = [first];
+        for (i++; i < value.length && batch.length < BATCH; i++) {
+          const item = value.at(i);
+          if (isStreamed(item)) break;
+          batch.push(item);
+        }
+        yield stringifyElementsAt(batch, indent);
+      }
+      yield i < value.length ? ',\n' : '\n';
     }
     yield `${indent}]`;
     return;
@@ -100,6 +110,29 @@ function* pieces(value: unknown, indent: string): Generator<string> {
     yield i < keys.length - 1 ? ',\n' : '\n';
   }
   yield `${indent}}`;
+}
+
+/** Plain elements of a streamed array stringified together: few calls, a few KB of text. */
+const BATCH = 32;
+
+/**
+ * `items` as JSON.stringify(…, null, 2) prints them as elements of an array at `indent` (two
+ * spaces a level): each on its own line(s), at `indent` plus two spaces, separated by `,\n`.
+ * The items are wrapped in one array per indent level and stringified, and the wrapping text is
+ * cut off, so JSON.stringify indents every line itself.
+ */
+function stringifyElementsAt(items: unknown[], indent: string): string {
+  const depth = indent.length / 2;
+  let wrapped: unknown = items;
+  let prefix = '[\n';
+  let suffix = '\n]';
+  for (let k = 1; k <= depth; k++) {
+    wrapped = [wrapped];
+    prefix += `${'  '.repeat(k)}[\n`;
+    suffix = `\n${'  '.repeat(k)}]${suffix}`;
+  }
+  const text = JSON.stringify(wrapped, null, 2);
+  return text.slice(prefix.length, text.length - suffix.length);
 }
 
 /**

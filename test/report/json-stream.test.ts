@@ -47,9 +47,10 @@ test('streamed JSON report: a 2,000-thread dump comes in many chunks that join t
   const joined = chunks.join('');
   assert.equal(joined, reference(a));
   assert.ok(chunks.length > 5, `chunks: ${chunks.length}`);
-  // No chunk much bigger than the chunk size: the text is never gathered whole.
+  // No chunk much bigger than the chunk size (it may overshoot by one batch of elements): the
+  // text is never gathered whole.
   const largest = Math.max(...chunks.map((c) => c.length));
-  assert.ok(largest < CHUNK_CHARS + 8192, `largest chunk ${largest}`);
+  assert.ok(largest < 2 * CHUNK_CHARS, `largest chunk ${largest}`);
   assert.ok(joined.length > 10 * CHUNK_CHARS);
 });
 
