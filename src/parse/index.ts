@@ -33,11 +33,6 @@ export interface ParseOptions {
 
 /** Records are cut at the latest after this many lines, so memory does not grow with input. */
 const MAX_RECORD_LINES = 2048;
-/**
- * Below this many lines a record is not cut at a header or prompt: each record costs a parser
- * start (input reset, rule stack), which one cut per thread made ~3% of the parse time.
- */
-const MIN_RECORD_LINES = 256;
 /** A FrameRun token holds at most this many frame lines (a record seam may also end it). */
 const MAX_RUN_LINES = 256;
 
@@ -79,10 +74,8 @@ export class DumpParser {
 
   private take(line: LogicalLine): void {
     // Safe seams: before a header or a prompt nothing of the previous record can continue.
-    if (
-      this.tokens.length > 0 &&
-      (((line.kind === Kind.Header || line.kind === Kind.Prompt) && this.recordLines >= MIN_RECORD_LINES) || this.recordLines >= MAX_RECORD_LINES)
-    ) {
+    // (Cutting only every few hundred lines was tried: no faster, and more young objects live.)
+    if (this.tokens.length > 0 && (line.kind === Kind.Header || line.kind === Kind.Prompt || this.recordLines >= MAX_RECORD_LINES)) {
       this.flush();
     }
     this.recordLines++;
