@@ -78,24 +78,16 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
         : blocked
           ? { state: 'waiting', stateText: `waits in ${acquire?.function ?? 'a wait primitive'} (no rule explains this wait)` }
           : { state: 'running', stateText: 'running (not blocked in a wait)' };
-    const analysis: ThreadAnalysis = {
-      key: g.key,
-      id: info?.id ?? null,
-      lwp: info?.lwp ?? null,
-      ptid: info?.ptid ?? null,
-      name: info?.name ?? null,
-      state: stateRule?.effect.state ?? defaultState.state,
-      stateText: stateRule?.effect.stateText ?? stateRule?.effect.state ?? defaultState.stateText,
-      waitsFor: [],
-      holds: [],
-      rules: fired.map((f) => f.rule.id),
-      ...(stateRule ? { stateRule: stateRule.id } : {}),
-      acquireSite: acquire,
-      backtrace: g.primary.index,
-      merged: g.merged.map((m) => m.index),
-      idle: stateRule?.effect.idle === true,
-      blocked,
-    };
+    const state = stateRule?.effect.state ?? defaultState.state;
+    const stateText = stateRule?.effect.stateText ?? stateRule?.effect.state ?? defaultState.stateText;
+    const ruleIds = fired.map((f) => f.rule.id);
+    const merged = g.merged.map((m) => m.index);
+    const idle = stateRule?.effect.idle === true;
+    // Two literals rather than a spread of an optional field: the same key order, without a
+    // generic property copy for each of 100,000 threads.
+    const analysis: ThreadAnalysis = stateRule
+      ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: g.primary.index, merged, idle, blocked }
+      : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: g.primary.index, merged, idle, blocked };
     return { key: g.key, primary: g.primary, merged: g.merged, fired, stateRule, analysis };
   });
   const byKey = new Map(works.map((w) => [w.key, w]));
@@ -149,13 +141,18 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     }
   }
   // All-of waits: one edge to every other thread in the named state.
+  // Only the states some all-of wait names are gathered and sorted (most dumps name none).
+  const wantedStates = new Set(allOf.map((a) => a.state));
   const byState = new Map<string, ThreadWork[]>();
-  for (const w of works) {
-    const list = byState.get(w.analysis.state);
-    if (list) list.push(w);
-    else byState.set(w.analysis.state, [w]);
+  if (wantedStates.size > 0) {
+    for (const w of works) {
+      if (!wantedStates.has(w.analysis.state)) continue;
+      const list = byState.get(w.analysis.state);
+      if (list) list.push(w);
+      else byState.set(w.analysis.state, [w]);
+    }
+    for (const list of byState.values()) list.sort((a, b) => compareThreadKeys(a.key, b.key));
   }
-  for (const list of byState.values()) list.sort((a, b) => compareThreadKeys(a.key, b.key));
   const allOfLabels = new Map<string, string>();
   for (const a of allOf) {
     const rule = rules.byId.get(a.ruleId);

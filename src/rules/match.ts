@@ -77,17 +77,17 @@ function detach(s: string): string {
 }
 
 /** Where the leading wait primitives end, and whether there are any (sets both on `stack`). */
-function findAcquire(stack: PreparedStack, primitives: FrameCondition[]): void {
+function findAcquire(stack: PreparedStack, primitives: FrameCondition[], nb: NameBits | null = null): void {
   const n = stack.frames.length;
   let i = 0;
-  while (i < n && anyMatches(primitives, stack, i)) i++;
+  while (i < n && anyMatches(primitives, stack, i, nb)) i++;
   stack.blocked = i > 0;
   // A stack made only of primitives (cut right under them) has its outermost frame as the site.
   stack.acquireIndex = Math.min(i, Math.max(0, n - 1));
 }
 
-function anyMatches(conds: FrameCondition[], stack: PreparedStack, i: number): boolean {
-  for (const c of conds) if (frameMatches(c, stack, i)) return true;
+function anyMatches(conds: FrameCondition[], stack: PreparedStack, i: number, nb: NameBits | null): boolean {
+  for (const c of conds) if (matchesAt(c, stack, i, nb)) return true;
   return false;
 }
 
@@ -145,7 +145,7 @@ interface RulePositions {
   fixed?: RuleHit | null;
 }
 
-function rulePositions(rule: ThreadRule, stack: PreparedStack, present: Present | null = null): RulePositions | null {
+function rulePositions(rule: ThreadRule, stack: PreparedStack, present: NameBits | null = null): RulePositions | null {
   const base = shapePositions(rule.base, stack, present);
   if (!base) return null;
   if (rule.anyOf.length === 0) return { rule, base, alts: null };
@@ -191,7 +191,6 @@ export function matchBacktrace(rules: LoadedRules, stack: PreparedStack): RuleHi
   const memo = stack.memo;
   if (memo !== undefined && memo.rules === rules) {
     const entry = memo.entry;
-    if (entry.positions === null) entry.positions = matchPositions(rules, stack, presentTests(matcherOf(rules), stack));
     const hits: RuleHit[] = [];
     for (const found of entry.positions) {
       if (found.fixed === undefined) found.fixed = capturesNothing(found) ? freezeHit(buildHit(found, stack)) : null;
@@ -219,7 +218,7 @@ function freezeHit(hit: RuleHit): RuleHit {
  * function name that no frame has is skipped before its shape is searched: most rules concern a
  * few functions and most stacks hold none of them.
  */
-function matchPositions(rules: LoadedRules, stack: PreparedStack, present: Present | null = null): RulePositions[] {
+function matchPositions(rules: LoadedRules, stack: PreparedStack, present: NameBits | null = null): RulePositions[] {
   let required = requiredTests.get(rules);
   if (required === undefined) {
     required = rules.threadRules.map((rule) => rule.base.frames.flatMap((f) => (f.fn ? [f.fn] : [])));
@@ -249,17 +248,17 @@ function matchPositions(rules: LoadedRules, stack: PreparedStack, present: Prese
 }
 
 /** Frame positions of a shape's frame conditions (empty when it has none), or null when it does not match. */
-function shapePositions(shape: Shape, stack: PreparedStack, present: Present | null = null): number[] | null {
+function shapePositions(shape: Shape, stack: PreparedStack, present: NameBits | null = null): number[] | null {
   if (shape.blocked !== undefined && shape.blocked !== stack.blocked) return null;
   if (shape.truncated !== undefined && shape.truncated !== stack.truncated) return null;
   // With the stack's name-test bits, a condition whose name test no frame passes matches nowhere.
   if (present !== null) for (const cond of shape.frames) if (cond.fn !== undefined && noFramePasses(present, cond.fn)) return null;
   for (const cond of shape.none) {
     if (present !== null && cond.fn !== undefined && noFramePasses(present, cond.fn)) continue;
-    for (let i = 0; i < stack.frames.length; i++) if (frameMatches(cond, stack, i)) return null;
+    for (let i = 0; i < stack.frames.length; i++) if (matchesAt(cond, stack, i, present)) return null;
   }
   if (shape.frames.length === 0) return EMPTY_POSITIONS;
-  return findSequence(shape.frames, stack);
+  return findSequence(shape.frames, stack, present);
 }
 
 const EMPTY_POSITIONS: number[] = [];
@@ -300,13 +299,13 @@ function positionRange(cond: FrameCondition, stack: PreparedStack): [number, num
  * first; a memo on (condition, start) keeps the search at O(conditions × frames²) even with
  * `next`/`maxGap` constraints that make the leftmost choice wrong.
  */
-function findSequence(conds: FrameCondition[], stack: PreparedStack): number[] | null {
+function findSequence(conds: FrameCondition[], stack: PreparedStack, nb: NameBits | null): number[] | null {
   const n = stack.frames.length;
   if (conds.length === 1) {
     // Most rules anchor on one frame: a plain scan of the frames its position allows.
     const cond = conds[0] as FrameCondition;
     const [lo, hi] = positionRange(cond, stack);
-    for (let i = lo; i < hi; i++) if (frameMatches(cond, stack, i)) return [i];
+    for (let i = lo; i < hi; i++) if (matchesAt(cond, stack, i, nb)) return [i];
     return null;
   }
   const failed = new Set<number>();
@@ -321,7 +320,7 @@ function findSequence(conds: FrameCondition[], stack: PreparedStack): number[] |
     if (k > 0 && cond.next) last = Math.min(last, from);
     if (k > 0 && cond.maxGap !== undefined) last = Math.min(last, prev + 1 + cond.maxGap);
     for (let i = Math.max(from, lo); i <= last; i++) {
-      if (!frameMatches(cond, stack, i)) continue;
+      if (!matchesAt(cond, stack, i, nb)) continue;
       out[k] = i;
       if (search(k + 1, i + 1, i)) return true;
     }
@@ -333,18 +332,34 @@ function findSequence(conds: FrameCondition[], stack: PreparedStack): number[] |
 
 export function frameMatches(cond: FrameCondition, stack: PreparedStack, i: number): boolean {
   const frame = stack.frames[i];
-  if (!frame) return false;
+  if (!frame || !inPosition(cond, stack, i)) return false;
+  if (cond.fn && !cond.fn(stack.names[i] as string, stack.epoch === internEpoch.value ? stack.ids[i] : undefined)) return false;
+  return frameDetailsMatch(cond, frame);
+}
+
+function inPosition(cond: FrameCondition, stack: PreparedStack, i: number): boolean {
   switch (cond.at.kind) {
     case 'top':
-      if (i >= cond.at.n) return false;
-      break;
+      return i < cond.at.n;
     case 'within':
-      if (i < stack.acquireIndex || i >= stack.acquireIndex + cond.at.n) return false;
-      break;
+      return i >= stack.acquireIndex && i < stack.acquireIndex + cond.at.n;
     case 'anywhere':
-      break;
+      return true;
   }
-  if (cond.fn && !cond.fn(stack.names[i] as string, stack.epoch === internEpoch.value ? stack.ids[i] : undefined)) return false;
+}
+
+/**
+ * frameMatches, with the name test read from the frame's name-test bits when `nb` is given (the
+ * memo's miss path: no pattern closure is called, so this code stays small and fast to compile).
+ */
+function matchesAt(cond: FrameCondition, stack: PreparedStack, i: number, nb: NameBits | null): boolean {
+  if (nb === null) return frameMatches(cond, stack, i);
+  const frame = stack.frames[i];
+  if (!frame || !inPosition(cond, stack, i)) return false;
+  if (cond.fn !== undefined) {
+    const t = nb.testIndex.get(cond.fn) as number;
+    if ((((nb.frameBits[i] as Int32Array)[t >>> 5] as number) & (1 << (t & 31))) === 0) return false;
+  }
   return frameDetailsMatch(cond, frame);
 }
 
@@ -374,20 +389,15 @@ const looksPastName = (c: FrameCondition): boolean => c.library !== undefined ||
 /** Marks the process-wide conditions (`processHas`) this stack satisfies (memoised per fingerprint for prepareStackFor stacks). */
 export function markProcessConditions(rules: LoadedRules, stack: PreparedStack, flags: boolean[]): void {
   const memo = stack.memo;
-  if (memo !== undefined && memo.rules === rules) {
-    const entry = memo.entry;
-    if (entry.process === null) entry.process = processConditionsMet(rules, stack);
-    for (const i of entry.process) flags[i] = true;
-    return;
-  }
-  for (const i of processConditionsMet(rules, stack)) flags[i] = true;
+  const met = memo !== undefined && memo.rules === rules ? memo.entry.process : processConditionsMet(rules, stack, null);
+  for (const i of met) flags[i] = true;
 }
 
-function processConditionsMet(rules: LoadedRules, stack: PreparedStack): number[] {
+function processConditionsMet(rules: LoadedRules, stack: PreparedStack, nb: NameBits | null): number[] {
   const met: number[] = [];
   rules.processConditions.forEach((cond, i) => {
     for (let f = 0; f < stack.frames.length; f++) {
-      if (frameMatches(cond, stack, f)) {
+      if (matchesAt(cond, stack, f, nb)) {
         met.push(i);
         return;
       }
@@ -407,9 +417,10 @@ export interface StackMemo {
   ids: number[];
   acquireIndex: number;
   blocked: boolean;
-  /** Filled on first use. */
-  positions: RulePositions[] | null;
-  process: number[] | null;
+  /** Every thread rule's positions, in rule order. */
+  positions: RulePositions[];
+  /** The process-wide conditions some frame meets. */
+  process: number[];
   next: StackMemo | null;
 }
 
@@ -425,7 +436,7 @@ const MAX_DETAIL_BITS = 31;
 /** What the rule set's conditions say about one interned name, computed once per name. */
 interface NameFacts {
   /** Bit t set: name test t of the matcher passes. */
-  bits: Uint32Array;
+  bits: Int32Array;
   /**
    * Indexes into Matcher.detailed of the conditions whose name test passes and whose other parts
    * (library, file, jitCode, args) can differ between frames of this name: one fingerprint bit each.
@@ -433,14 +444,18 @@ interface NameFacts {
   details: Int32Array;
 }
 
-/** The name tests a stack's frames pass, and per thread rule the tests its base shape requires. */
-interface Present {
-  bits: Uint32Array;
+/**
+ * A stack's frames as name-test bits (the memo's miss path): per frame, and OR-ed over the stack;
+ * with the matcher's test numbering and, per thread rule, the tests its base shape requires.
+ */
+interface NameBits {
+  bits: Int32Array;
+  frameBits: Int32Array[];
   required: Int32Array[];
   testIndex: Map<NameTest, number>;
 }
 
-function noFramePasses(present: Present, fn: NameTest): boolean {
+function noFramePasses(present: NameBits, fn: NameTest): boolean {
   const t = present.testIndex.get(fn);
   return t !== undefined && ((present.bits[t >>> 5] as number) & (1 << (t & 31))) === 0;
 }
@@ -505,7 +520,7 @@ function resetMatcher(m: Matcher): void {
 function factsOf(m: Matcher, name: string, id: number): NameFacts {
   let facts = m.facts[id];
   if (facts === undefined) {
-    const bits = new Uint32Array((m.tests.length + 31) >>> 5);
+    const bits = new Int32Array((m.tests.length + 31) >>> 5);
     m.tests.forEach((test, t) => {
       if (test(name, id)) bits[t >>> 5] = (bits[t >>> 5] as number) | (1 << (t & 31));
     });
@@ -524,20 +539,25 @@ function factsOf(m: Matcher, name: string, id: number): NameFacts {
   return facts;
 }
 
-/** OR of the name-test bits of a memoised stack's frames. */
-function presentTests(m: Matcher, stack: PreparedStack): Present {
-  const bits = new Uint32Array((m.tests.length + 31) >>> 5);
+/** The name-test bits of a stack's frames, each and together. */
+function nameBits(m: Matcher, stack: PreparedStack): NameBits {
+  const bits = new Int32Array((m.tests.length + 31) >>> 5);
+  const frameBits: Int32Array[] = new Array<Int32Array>(stack.ids.length);
   for (let i = 0; i < stack.ids.length; i++) {
     const own = factsOf(m, stack.names[i] as string, stack.ids[i] as number).bits;
+    frameBits[i] = own;
     for (let w = 0; w < bits.length; w++) bits[w] = (bits[w] as number) | (own[w] as number);
   }
-  return { bits, required: m.required, testIndex: m.testIndex };
+  return { bits, frameBits, required: m.required, testIndex: m.testIndex };
 }
 
 /**
  * prepareStack for the analysis of a whole dump under `rules`: the stack's names, acquire site and
  * `blocked` come from the memo when a stack with the same fingerprint was seen, and matchBacktrace
  * and markProcessConditions reuse that stack's search. Same results as prepareStack.
+ *
+ * Kept small on purpose: it runs once per backtrace, while the miss path (remember) runs once per
+ * distinct stack and stays out of this function's optimised code.
  */
 export function prepareStackFor(rules: LoadedRules, bt: Pick<Backtrace, 'frames' | 'truncated'>): PreparedStack {
   const frames = bt.frames;
@@ -545,64 +565,79 @@ export function prepareStackFor(rules: LoadedRules, bt: Pick<Backtrace, 'frames'
   if (n > MEMO_MAX_FRAMES) return prepareStack(bt, rules.primitives);
   const m = matcherOf(rules);
   if (m.codes.length < n) m.codes = new Float64Array(Math.max(n, m.codes.length * 2));
-  const codes = m.codes;
-  const ids = m.ids;
   const epoch = internEpoch.value;
-  let h = 0x811c9dc5 ^ n ^ (bt.truncated ? 0x5bd1e995 : 0);
-  for (let i = 0; i < n; i++) {
-    const frame = frames[i] as Frame;
-    const entry = internName(frame.function);
-    const id = entry.id;
-    ids[i] = id;
-    const details = (m.facts[id] ?? factsOf(m, entry.name, id)).details;
-    let code = id;
-    if (details.length > 0) {
-      if (details.length <= MAX_DETAIL_BITS) {
-        let bits = 0;
-        for (let j = 0; j < details.length; j++) if (frameDetailsMatch(m.detailed[details[j] as number] as FrameCondition, frame)) bits += 2 ** j;
-        code = id + NAME_SPAN * bits;
-        h = Math.imul(h ^ Math.floor(code / 4294967296), 16777619);
-      } else {
-        let key = `${id}:`;
-        for (let j = 0; j < details.length; j++) key += frameDetailsMatch(m.detailed[details[j] as number] as FrameCondition, frame) ? '1' : '0';
-        let wide = m.wideCodes.get(key);
-        if (wide === undefined) {
-          wide = -1 - m.wideCodes.size;
-          m.wideCodes.set(key, wide);
-        }
-        code = wide;
-      }
-    }
-    codes[i] = code;
-    h = Math.imul(h ^ (code >>> 0), 16777619);
-  }
+  const h = fingerprint(m, frames, n, bt.truncated);
   // The interning table started over in the middle of this stack: its ids mix two numberings.
   if (epoch !== internEpoch.value) {
     resetMatcher(m);
     return prepareStack(bt, rules.primitives);
   }
+  const codes = m.codes;
   for (let e = m.table.get(h) ?? null; e !== null; e = e.next) {
     if (e.codes.length !== n || e.truncated !== bt.truncated) continue;
     let same = true;
     for (let i = 0; i < n && same; i++) same = e.codes[i] === codes[i];
     if (same) return { frames, names: e.names, ids: e.ids, epoch, acquireIndex: e.acquireIndex, blocked: e.blocked, truncated: bt.truncated, memo: { rules, entry: e } };
   }
-  const stackIds = ids.slice(0, n);
-  const stack: PreparedStack = { frames, names: stackIds.map((id) => namesById[id] as string), ids: stackIds, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated };
-  findAcquire(stack, rules.primitives);
+  return remember(m, rules, bt, h, epoch);
+}
+
+/** Fills `m.codes` and `m.ids` for the frames; returns the fingerprint's hash. */
+function fingerprint(m: Matcher, frames: Frame[], n: number, truncated: boolean): number {
+  const codes = m.codes;
+  const ids = m.ids;
+  let h = 0x811c9dc5 ^ n ^ (truncated ? 0x5bd1e995 : 0);
+  for (let i = 0; i < n; i++) {
+    const frame = frames[i] as Frame;
+    const entry = internName(frame.function);
+    const id = entry.id;
+    ids[i] = id;
+    const details = (m.facts[id] ?? factsOf(m, entry.name, id)).details;
+    const code = details.length === 0 ? id : detailCode(m, id, details, frame);
+    codes[i] = code;
+    h = Math.imul(h ^ (code >>> 0), 16777619);
+    if (code >= 4294967296) h = Math.imul(h ^ Math.floor(code / 4294967296), 16777619);
+  }
+  return h;
+}
+
+/** A frame's code when some conditions look past its name: `nameId + 2^16 × bits` (or a wide code). */
+function detailCode(m: Matcher, id: number, details: Int32Array, frame: Frame): number {
+  if (details.length <= MAX_DETAIL_BITS) {
+    let bits = 0;
+    for (let j = 0; j < details.length; j++) if (frameDetailsMatch(m.detailed[details[j] as number] as FrameCondition, frame)) bits += 2 ** j;
+    return id + NAME_SPAN * bits;
+  }
+  let key = `${id}:`;
+  for (let j = 0; j < details.length; j++) key += frameDetailsMatch(m.detailed[details[j] as number] as FrameCondition, frame) ? '1' : '0';
+  let wide = m.wideCodes.get(key);
+  if (wide === undefined) {
+    wide = -1 - m.wideCodes.size;
+    m.wideCodes.set(key, wide);
+  }
+  return wide;
+}
+
+/** A fingerprint not seen yet: prepares the stack the direct way and keeps it in the memo. */
+function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' | 'truncated'>, h: number, epoch: number): PreparedStack {
+  const n = bt.frames.length;
+  const stackIds = m.ids.slice(0, n);
+  const stack: PreparedStack = { frames: bt.frames, names: stackIds.map((id) => namesById[id] as string), ids: stackIds, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated };
+  const nb = nameBits(m, stack);
+  findAcquire(stack, rules.primitives, nb);
   if (m.size >= MEMO_LIMIT) {
     m.table.clear();
     m.size = 0;
   }
   const entry: StackMemo = {
-    codes: codes.slice(0, n),
+    codes: m.codes.slice(0, n),
     truncated: bt.truncated,
     names: stack.names,
     ids: stack.ids,
     acquireIndex: stack.acquireIndex,
     blocked: stack.blocked,
-    positions: null,
-    process: null,
+    positions: matchPositions(rules, stack, nb),
+    process: processConditionsMet(rules, stack, nb),
     next: m.table.get(h) ?? null,
   };
   m.table.set(h, entry);
