@@ -4,7 +4,7 @@
  */
 import type { ThreadAnalysis } from '../model/analysis.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
-import type { BacktraceSummary, SummaryAlternative } from './summary.js';
+import type { BacktraceSummary, SummaryAlternative, SummaryHit } from './summary.js';
 
 export interface FiredRule {
   rule: ThreadRule;
@@ -34,6 +34,7 @@ export function groupThreads(summaries: BacktraceSummary[]): { threads: Array<{ 
   const used = new Map<string, { key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }>();
   const headerless: BacktraceSummary[] = [];
   const byTop = new Map<string, Array<{ key: string; primary: BacktraceSummary; merged: BacktraceSummary[] }>>();
+  const firstTops: Array<string | undefined> = [];
   for (const s of summaries) {
     if (s.thread === null) {
       headerless.push(s);
@@ -54,12 +55,17 @@ export function groupThreads(summaries: BacktraceSummary[]): { threads: Array<{ 
     const entry = { key, primary: s, merged: [] as BacktraceSummary[] };
     used.set(key, entry);
     threads.push(entry);
-    const topKey = s.top[0]?.name;
-    if (topKey !== undefined) {
+    firstTops.push(s.top[0]?.name);
+  }
+  // Threads by the top frame of their first copy, only when some backtrace has no header.
+  if (headerless.length > 0) {
+    firstTops.forEach((topKey, i) => {
+      if (topKey === undefined) return;
+      const entry = threads[i] as (typeof threads)[number];
       const list = byTop.get(topKey);
       if (list) list.push(entry);
       else byTop.set(topKey, [entry]);
-    }
+    });
   }
   for (const s of headerless) {
     const candidates = (byTop.get(s.top[0]?.name ?? '') ?? []).filter((t) => topFramesAgree(t.primary, s));
@@ -110,13 +116,17 @@ function topFramesAgree(thread: BacktraceSummary, bt: BacktraceSummary): boolean
 export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[]): FiredRule[] {
   // Only the rules that hit are visited (a thread hits a few of the rule set's dozens), in the
   // loader's order; alternatives of one rule from several backtraces are joined in input order.
+  // Plain loops: this runs once per thread.
   const order = ruleOrder(rules);
   const hits: Array<{ index: number; alts: SummaryAlternative[]; owned: boolean }> = [];
   for (const s of summaries) {
-    for (const hit of s.hits) {
+    const sh = s.hits;
+    for (let k = 0; k < sh.length; k++) {
+      const hit = sh[k] as SummaryHit;
       const index = order.get(hit.ruleId);
       if (index === undefined) continue;
-      const known = hits.find((h) => h.index === index);
+      let known: (typeof hits)[number] | undefined;
+      for (const h of hits) if (h.index === index) known = h;
       if (known === undefined) hits.push({ index, alts: hit.alternatives, owned: false });
       else {
         if (!known.owned) {
@@ -131,12 +141,25 @@ export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], p
   const fired: FiredRule[] = [];
   for (const { index, alts } of hits) {
     const rule = rules.threadRules[index] as ThreadRule;
-    const alt = alts.find((a) => a.pendingProcess.every((i) => processFlags[i] === true));
-    if (!alt) continue;
-    if (rule.unlessRules.some((id) => fired.some((f) => f.rule.id === id))) continue;
+    const alt = firstSettled(alts, processFlags);
+    if (alt === undefined || firedAny(fired, rule.unlessRules)) continue;
     fired.push({ rule, alt });
   }
   return fired;
+}
+
+/** The first alternative whose process-wide conditions all hold. */
+function firstSettled(alts: SummaryAlternative[], processFlags: boolean[]): SummaryAlternative | undefined {
+  next: for (const alt of alts) {
+    for (const i of alt.pendingProcess) if (processFlags[i] !== true) continue next;
+    return alt;
+  }
+  return undefined;
+}
+
+function firedAny(fired: FiredRule[], ids: string[]): boolean {
+  for (const id of ids) for (const f of fired) if (f.rule.id === id) return true;
+  return false;
 }
 
 /** Thread rule id → its place in the loader's order. */
