@@ -36,8 +36,6 @@ const SPECIAL_FRAMES: ReadonlyArray<readonly [string, FrameKind]> = [
  * lines, since the native scan between brackets outweighs the cost of one `test` call per bracket.
  */
 const STRUCTURAL = /["'(){}[\]]/g;
-/** `NAME (ARGS)` with no structural character in NAME or ARGS (sticky, at the name's start). */
-const SIMPLE_CALL = /[^"'(){}[\]]* \([^"'(){}[\]]*\)/y;
 /** The same plus the argument separator. */
 const ARG_STRUCTURAL = /["'(){}[\],]/g;
 
@@ -254,10 +252,9 @@ export function emptyFrame(level: number, fn: string): FrameBody {
 
 /**
  * Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) starting at `from` in `s` (the whole
- * line, so no copy of the body is made). Never throws. `shortcut` false skips the one-regex
- * path for the common shape (tests compare both ways).
+ * line, so no copy of the body is made). Never throws.
  */
-export function scanFrameBody(s: string, from: number, holder: ArgsHolder, shortcut = true): FrameBody {
+export function scanFrameBody(s: string, from: number, holder: ArgsHolder): FrameBody {
   holder.argsText = null;
   holder.argsPlain = false;
   const result = emptyFrame(-1, '');
@@ -274,28 +271,18 @@ export function scanFrameBody(s: string, from: number, holder: ArgsHolder, short
   // Special frames behind an address (frame-filter path: `0x… in <signal handler called> () at …`).
   const behind = specialFrame(s, start);
   if (behind !== null) result.kind = behind[1];
-  // The common shape in one native match: a name with no brackets or quotes, ` (`, arguments
-  // with none either, `)` — then the general scan below would find the same group (its first
-  // structural character is that `(`, its next that `)`), so its answer is taken directly.
-  SIMPLE_CALL.lastIndex = start;
-  if (shortcut && SIMPLE_CALL.test(s)) {
-    const close = SIMPLE_CALL.lastIndex - 1;
-    if (acceptsTail(s, close)) {
-      const open = s.indexOf('(', start); // the name holds none (lastIndexOf is a slow backward loop)
-      result.function = s.slice(start, open - 1);
-      holder.argsText = s.slice(open + 1, close);
-      holder.argsPlain = true;
-      applyTail(result, s, close + 1);
-      return result;
-    }
-  }
   let depth = 0;
   let candidate = -1; // index of a depth-0 ` (` whose group is open
   let lastDepth0Open = -1;
+  // Structural characters met so far, and when the candidate opened: a group closed by the very
+  // next one holds no quote or bracket (ArgsHolder.argsPlain).
+  let hits = 0;
+  let candidateHits = 0;
   // Jump from one structural character to the next natively; most of a frame line has none.
   const structural = STRUCTURAL;
   structural.lastIndex = start;
   while (structural.test(s)) {
+    hits++;
     const i = structural.lastIndex - 1;
     const c = s.charCodeAt(i);
     if (c === CH_QUOTE) {
@@ -306,6 +293,7 @@ export function scanFrameBody(s: string, from: number, holder: ArgsHolder, short
     } else if (c === CH_LPAREN) {
       if (depth === 0 && i > start && s.charCodeAt(i - 1) === CH_SPACE) {
         candidate = i;
+        candidateHits = hits;
         lastDepth0Open = i;
       }
       depth++;
@@ -317,6 +305,7 @@ export function scanFrameBody(s: string, from: number, holder: ArgsHolder, short
         if (acceptsTail(s, i)) {
           result.function = s.slice(start, candidate - 1);
           holder.argsText = s.slice(candidate + 1, i);
+          holder.argsPlain = hits === candidateHits + 1;
           applyTail(result, s, i + 1);
           return result;
         }
