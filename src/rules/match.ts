@@ -28,8 +28,8 @@ export interface PreparedStack {
   /** True when the stack starts with at least one wait primitive. */
   blocked: boolean;
   truncated: boolean;
-  /** Set by prepareStackFor: the memo entry of this stack's fingerprint under that rule set. */
-  memo?: { rules: LoadedRules; entry: StackMemo };
+  /** Set by prepareStackFor: the memo entry of this stack's fingerprint (under `memo.rules`). */
+  memo?: StackMemo;
 }
 
 /**
@@ -188,14 +188,18 @@ const requiredTests = new WeakMap<LoadedRules, NameTest[][]>();
  * found for an earlier stack of the same fingerprint and only reads the captured arguments.
  */
 export function matchBacktrace(rules: LoadedRules, stack: PreparedStack): RuleHit[] {
-  const memo = stack.memo;
-  if (memo !== undefined && memo.rules === rules) {
-    const entry = memo.entry;
+  const entry = stack.memo;
+  if (entry !== undefined && entry.rules === rules) {
+    if (entry.hits !== null) return entry.hits;
     const hits: RuleHit[] = [];
+    let fixed = true;
     for (const found of entry.positions) {
       if (found.fixed === undefined) found.fixed = capturesNothing(found) ? freezeHit(buildHit(found, stack)) : null;
+      if (found.fixed === null) fixed = false;
       hits.push(found.fixed ?? buildHit(found, stack));
     }
+    // No hit reads an argument: every stack of this fingerprint gets this (frozen) list.
+    if (fixed) entry.hits = Object.freeze(hits) as RuleHit[];
     return hits;
   }
   return matchPositions(rules, stack).map((found) => buildHit(found, stack));
@@ -388,8 +392,8 @@ const looksPastName = (c: FrameCondition): boolean => c.library !== undefined ||
 
 /** Marks the process-wide conditions (`processHas`) this stack satisfies (memoised per fingerprint for prepareStackFor stacks). */
 export function markProcessConditions(rules: LoadedRules, stack: PreparedStack, flags: boolean[]): void {
-  const memo = stack.memo;
-  const met = memo !== undefined && memo.rules === rules ? memo.entry.process : processConditionsMet(rules, stack, null);
+  const entry = stack.memo;
+  const met = entry !== undefined && entry.rules === rules ? entry.process : processConditionsMet(rules, stack, null);
   for (const i of met) flags[i] = true;
 }
 
@@ -411,6 +415,7 @@ function processConditionsMet(rules: LoadedRules, stack: PreparedStack, nb: Name
 
 /** What every stack of one fingerprint shares. */
 export interface StackMemo {
+  rules: LoadedRules;
   codes: Float64Array;
   truncated: boolean;
   names: string[];
@@ -421,6 +426,8 @@ export interface StackMemo {
   positions: RulePositions[];
   /** The process-wide conditions some frame meets. */
   process: number[];
+  /** matchBacktrace's answer, once it is known to capture no argument (frozen), else null. */
+  hits: RuleHit[] | null;
   next: StackMemo | null;
 }
 
@@ -577,7 +584,7 @@ export function prepareStackFor(rules: LoadedRules, bt: Pick<Backtrace, 'frames'
     if (e.codes.length !== n || e.truncated !== bt.truncated) continue;
     let same = true;
     for (let i = 0; i < n && same; i++) same = e.codes[i] === codes[i];
-    if (same) return { frames, names: e.names, ids: e.ids, epoch, acquireIndex: e.acquireIndex, blocked: e.blocked, truncated: bt.truncated, memo: { rules, entry: e } };
+    if (same) return { frames, names: e.names, ids: e.ids, epoch, acquireIndex: e.acquireIndex, blocked: e.blocked, truncated: bt.truncated, memo: e };
   }
   return remember(m, rules, bt, h, epoch);
 }
@@ -630,6 +637,7 @@ function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' |
     m.size = 0;
   }
   const entry: StackMemo = {
+    rules,
     codes: m.codes.slice(0, n),
     truncated: bt.truncated,
     names: stack.names,
@@ -638,10 +646,11 @@ function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' |
     blocked: stack.blocked,
     positions: matchPositions(rules, stack, nb),
     process: processConditionsMet(rules, stack, nb),
+    hits: null,
     next: m.table.get(h) ?? null,
   };
   m.table.set(h, entry);
   m.size++;
-  stack.memo = { rules, entry };
+  stack.memo = entry;
   return stack;
 }
