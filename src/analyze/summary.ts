@@ -58,19 +58,23 @@ const NO_PENDING = Object.freeze([]) as unknown as number[];
 const NO_HITS = Object.freeze([]) as unknown as SummaryHit[];
 
 type TopFrames = BacktraceSummary['top'];
-/** Top-frame lists by their names joined with NUL; a key holds every list seen with those names. */
-const topPool = new Map<string, TopFrames[]>();
+/** Top-frame lists by a hash of their levels and names; a hash holds the lists seen with it. */
+const topPool = new Map<number, TopFrames[]>();
 /** Enough for the distinct stack tops of a huge dump; beyond it lists are still made, not shared. */
 const MAX_TOPS = 50_000;
-/** Lists kept under one key (same names, other levels): bounds the search, whatever the input. */
+/** Lists kept under one hash (collisions): bounds the search, whatever the input. */
 const MAX_PER_KEY = 8;
+
+/** One step of FNV-1a over 32-bit numbers: the pools' hashes. */
+const mix = (h: number, x: number): number => Math.imul(h ^ x, 0x01000193);
+const FNV_START = 0x811c9dc5;
 
 /** The top frames of `frames` (normalised `names`), shared with an earlier equal list. */
 function sharedTop(frames: readonly Frame[], names: readonly string[]): TopFrames {
   const n = Math.min(MERGE_FRAMES, frames.length);
   if (n === 0) return NO_TOP;
-  let key = names[0] as string;
-  for (let i = 1; i < n; i++) key += `\0${names[i] as string}`;
+  let key = mix(FNV_START, n);
+  for (let i = 0; i < n; i++) key = mix(mix(key, (frames[i] as Frame).level), stringId(names[i] as string));
   const candidates = topPool.get(key);
   if (candidates !== undefined) {
     for (const top of candidates) if (sameTop(top, frames, names, n)) return top;
@@ -78,13 +82,16 @@ function sharedTop(frames: readonly Frame[], names: readonly string[]): TopFrame
   const top: TopFrames = new Array(n);
   for (let i = 0; i < n; i++) top[i] = Object.freeze({ level: (frames[i] as Frame).level, name: keep(names[i] as string) });
   Object.freeze(top);
-  if (candidates !== undefined) {
-    if (candidates.length < MAX_PER_KEY) candidates.push(top);
+  if (candidates !== undefined ? candidates.length < MAX_PER_KEY : topPool.size < MAX_TOPS) {
+    if (candidates !== undefined) candidates.push(top);
+    else topPool.set(key, [top]);
+    pooledTops.add(top);
   }
-  else if (topPool.size < MAX_TOPS) topPool.set(key, [top]);
   return top;
 }
 const NO_TOP = Object.freeze([]) as unknown as TopFrames;
+/** The lists sharedTop handed out from its pool (and the empty one): shapes are pooled by them. */
+const pooledTops = new WeakSet<TopFrames>([NO_TOP]);
 
 function sameTop(top: TopFrames, frames: readonly Frame[], names: readonly string[], n: number): boolean {
   if (top.length !== n) return false;
@@ -95,34 +102,126 @@ function sameTop(top: TopFrames, frames: readonly Frame[], names: readonly strin
   return true;
 }
 
-/** One packed slot: frame data of a site, or a part of a hit. */
-type Slot = string | number | null | Record<string, ParsedArgValue> | number[];
+/** One slot of a shape's data: frame data of a site, or a part of a hit. */
+type Slot = string | number | null | readonly number[];
+
+/**
+ * What backtraces of the same shape have in common — everything in a summary but its backtrace,
+ * its index and its captured values. A 100,000-thread dump had ~900 shapes, so summaries share
+ * them (issue 7, figure 3: ~300 bytes a thread less than one packed array each).
+ *
+ * `data` holds the frames sites point at (5 slots each: level, function, file, line, and the
+ * sourceLine as an offset from the backtrace's start line, alike in alike stacks), then per hit
+ * its rule id, its number of alternatives and per alternative the slot of its site frame (-1:
+ * none) and its pending process conditions. Read only: shared.
+ */
+interface Shape {
+  frameCount: number;
+  blocked: boolean;
+  top: TopFrames;
+  acquireName: string | null;
+  /** Slot of the acquire frame, -1 when there is none. */
+  acquireAt: number;
+  /** Slot where the hits start. */
+  hitsAt: number;
+  data: readonly Slot[];
+}
+
+/**
+ * Shapes by their (shared) top-frame list, then by a hash of their data: thousands of threads of
+ * one pool share a top but differ deeper (3,000 shapes under one top in the bench dump).
+ */
+const shapePool = new Map<TopFrames, Map<number, Shape[]>>();
+let pooledShapes = 0;
+const MAX_SHAPES = 50_000;
+
+/**
+ * Small numbers for the strings of shapes, so hashing one costs a lookup per string: the strings
+ * are keep()'s shared copies and rule ids, whose hashes V8 has cached. Past the limit every new
+ * string gets the same number (more collisions, which sameShape settles).
+ */
+const stringIds = new Map<string, number>();
+const MAX_STRING_IDS = 200_000;
+
+function stringId(s: string): number {
+  const known = stringIds.get(s);
+  if (known !== undefined) return known;
+  if (stringIds.size >= MAX_STRING_IDS) return MAX_STRING_IDS;
+  stringIds.set(s, stringIds.size);
+  return stringIds.size - 1;
+}
+
+function shapeHash(shape: Shape): number {
+  let h = mix(FNV_START, shape.frameCount);
+  h = mix(h, shape.blocked ? 1 : 2);
+  h = mix(h, shape.acquireAt);
+  h = mix(h, shape.hitsAt);
+  h = mix(h, shape.acquireName === null ? -1 : stringId(shape.acquireName));
+  for (const slot of shape.data) {
+    if (typeof slot === 'number') h = mix(h, slot);
+    else if (typeof slot === 'string') h = mix(h, stringId(slot));
+    else if (slot === null) h = mix(h, -1);
+    else {
+      h = mix(h, -2 - slot.length);
+      for (const n of slot) h = mix(h, n);
+    }
+  }
+  return h;
+}
+
+function sameShape(a: Shape, b: Shape): boolean {
+  if (a.frameCount !== b.frameCount || a.blocked !== b.blocked || a.acquireName !== b.acquireName || a.acquireAt !== b.acquireAt || a.hitsAt !== b.hitsAt) return false;
+  const x = a.data;
+  const y = b.data;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    const u = x[i];
+    const v = y[i];
+    if (u === v) continue;
+    if (!Array.isArray(u) || !Array.isArray(v) || u.length !== v.length) return false;
+    for (let k = 0; k < u.length; k++) if (u[k] !== v[k]) return false;
+  }
+  return true;
+}
+
+/** `shape`, or an equal one made earlier. Only shapes of pooled top lists are pooled. */
+function sharedShape(shape: Shape): Shape {
+  if (!pooledTops.has(shape.top)) return shape;
+  let byKey = shapePool.get(shape.top);
+  const key = shapeHash(shape);
+  const candidates = byKey?.get(key);
+  if (candidates !== undefined) for (const known of candidates) if (sameShape(known, shape)) return known;
+  if (pooledShapes >= MAX_SHAPES) return shape;
+  pooledShapes++;
+  // Kept and shared from now on: an exact-size copy of the data (the array grown by push has
+  // spare room), read only.
+  shape = Object.freeze({ ...shape, data: Object.freeze(shape.data.slice()) });
+  if (byKey === undefined) shapePool.set(shape.top, (byKey = new Map()));
+  // Few per hash (collisions are rare), so a search stays short whatever the input.
+  if (candidates !== undefined) {
+    if (candidates.length < 8) candidates.push(shape);
+  } else byKey.set(key, [shape]);
+  return shape;
+}
+
 /**
  * A summary kept small, with the BacktraceSummary interface read through getters:
  * - `thread`, `startLine` and `truncated` come from the backtrace, not copies: with frames
  *   dropped the parser swaps the backtrace's ThreadInfo for a detached copy after this stage, and
  *   the summary then shares that copy (one ThreadInfo a thread, not two). The frames are not kept
  *   through it: the parser empties them.
- * - the sites and the hits live in one flat array: the frames sites point at (5 slots each:
- *   level, function, file, line, sourceLine), then per hit its rule id, its number of alternatives and per alternative the slot of
- *   its site frame (-1: none), its captures and its pending process conditions. `hits` and
- *   `acquireSite` build their objects when read; the cross-thread stage reads them once per
- *   backtrace, and only the FrameRefs of the rules that fire outlive it (in edges). Objects for
- *   every alternative of every hit cost ~400 bytes a thread more (issue 7, figure 3).
+ * - the rest is a shared Shape, plus the captured values of the thread's alternatives (null when
+ *   none captured anything). `hits` and `acquireSite` build their objects when read; the
+ *   cross-thread stage reads them once per backtrace, and only the FrameRefs of the rules that
+ *   fire outlive it (in edges).
  */
 class Summary implements BacktraceSummary {
   constructor(
     private readonly bt: Backtrace,
     readonly index: number,
-    readonly frameCount: number,
-    readonly top: TopFrames,
-    readonly blocked: boolean,
-    readonly acquireName: string | null,
-    private readonly packed: readonly Slot[],
-    /** Slot of the acquire frame, -1 when there is none. */
-    private readonly acquireAt: number,
-    /** Slot where the hits start. */
-    private readonly hitsAt: number,
+    private readonly shape: Shape,
+    /** Captures per alternative, in the order of the shape's alternatives; null when all are empty. */
+    private readonly captures: ReadonlyArray<Record<string, ParsedArgValue>> | null,
   ) {}
   get thread(): ThreadInfo | null {
     return this.bt.thread;
@@ -133,35 +232,55 @@ class Summary implements BacktraceSummary {
   get truncated(): boolean {
     return this.bt.truncated;
   }
+  get frameCount(): number {
+    return this.shape.frameCount;
+  }
+  get top(): TopFrames {
+    return this.shape.top;
+  }
+  get blocked(): boolean {
+    return this.shape.blocked;
+  }
+  get acquireName(): string | null {
+    return this.shape.acquireName;
+  }
   get acquireSite(): FrameRef | null {
-    return this.acquireAt < 0 ? null : this.siteAt(this.acquireAt);
+    return this.shape.acquireAt < 0 ? null : this.siteAt(this.shape.acquireAt);
   }
   get hits(): SummaryHit[] {
-    const p = this.packed;
-    if (this.hitsAt === p.length) return NO_HITS;
+    const p = this.shape.data;
+    if (this.shape.hitsAt === p.length) return NO_HITS;
     const hits: SummaryHit[] = [];
-    for (let at = this.hitsAt; at < p.length; ) {
+    let k = 0;
+    for (let at = this.shape.hitsAt; at < p.length; ) {
       const ruleId = p[at] as string;
       const count = p[at + 1] as number;
       at += 2;
       const alternatives: SummaryAlternative[] = new Array(count);
-      for (let i = 0; i < count; i++, at += 3) {
+      for (let i = 0; i < count; i++, at += 2, k++) {
         const site = p[at] as number;
-        alternatives[i] = { site: site < 0 ? null : this.siteAt(site), captures: p[at + 1] as Record<string, ParsedArgValue>, pendingProcess: p[at + 2] as number[] };
+        alternatives[i] = { site: site < 0 ? null : this.siteAt(site), captures: this.captures?.[k] ?? NO_CAPTURES, pendingProcess: p[at + 1] as number[] };
       }
       hits.push({ ruleId, alternatives });
     }
     return hits;
   }
   private siteAt(at: number): FrameRef {
-    const p = this.packed;
-    return { backtrace: this.index, level: p[at] as number, function: p[at + 1] as string, file: p[at + 2] as string | null, line: p[at + 3] as number | null, sourceLine: p[at + 4] as number };
+    const p = this.shape.data;
+    return {
+      backtrace: this.index,
+      level: p[at] as number,
+      function: p[at + 1] as string,
+      file: p[at + 2] as string | null,
+      line: p[at + 3] as number | null,
+      sourceLine: this.bt.startLine + (p[at + 4] as number),
+    };
   }
 }
 
 export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: number, stack?: PreparedStack): BacktraceSummary {
   const prepared = stack ?? prepareStack(bt, rules.primitives);
-  const packed: Slot[] = [];
+  const data: Slot[] = [];
   // The slot of each frame sites point at, whichever hits share it.
   const slots = new Map<number, number>();
   const slotOf = (frameIndex: number): number => {
@@ -169,9 +288,9 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     if (known !== undefined) return known;
     const frame = bt.frames[frameIndex];
     if (frame === undefined) return -1;
-    const at = packed.length;
+    const at = data.length;
     // keep() detaches the strings from the input text: summaries outlive their backtrace.
-    packed.push(frame.level, keep(frame.function), keep(frame.file), frame.line, frame.sourceLine);
+    data.push(frame.level, keep(frame.function), keep(frame.file), frame.line, frame.sourceLine - bt.startLine);
     slots.set(frameIndex, at);
     return at;
   };
@@ -184,26 +303,33 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     return always < 0 ? hit.alternatives : hit.alternatives.slice(0, always + 1);
   });
   const sites = kept.map((alternatives) => alternatives.map((alt) => slotOf(alt.siteIndex)));
-  const hitsAt = packed.length;
+  const hitsAt = data.length;
+  let captures: Array<Record<string, ParsedArgValue>> | null = null;
+  let k = 0;
   matched.forEach((hit, h) => {
     const alternatives = kept[h] as typeof hit.alternatives;
-    packed.push(hit.ruleId, alternatives.length);
+    data.push(hit.ruleId, alternatives.length);
     alternatives.forEach((alt, i) => {
-      packed.push((sites[h] as number[])[i] as number, keepCaptures(alt.captures), alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess);
+      data.push((sites[h] as number[])[i] as number, alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess);
+      const values = keepCaptures(alt.captures);
+      if (values !== NO_CAPTURES) {
+        captures ??= [];
+        while (captures.length < k) captures.push(NO_CAPTURES);
+        captures.push(values);
+      }
+      k++;
     });
   });
-  return new Summary(
-    bt,
-    index,
-    bt.frames.length,
-    sharedTop(bt.frames, prepared.names),
-    prepared.blocked,
-    acquireAt < 0 ? null : keep(prepared.names[prepared.acquireIndex] as string),
-    // An exact-size copy: the array grown by push has spare room.
-    packed.slice(),
+  const shape = sharedShape({
+    frameCount: bt.frames.length,
+    blocked: prepared.blocked,
+    top: sharedTop(bt.frames, prepared.names),
+    acquireName: acquireAt < 0 ? null : keep(prepared.names[prepared.acquireIndex] as string),
     acquireAt,
     hitsAt,
-  );
+    data,
+  });
+  return new Summary(bt, index, shape, captures);
 }
 
 /** Captured argument values, detached from the input text (they live as long as the analysis). */
