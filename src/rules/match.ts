@@ -433,6 +433,8 @@ export interface StackMemo {
 
 /** Fingerprints a rule set remembers before it starts over (bounds memory when every stack differs). */
 const MEMO_LIMIT = 8192;
+/** Frames the remembered fingerprints may hold in all (~16 bytes a frame), whatever their lengths. */
+const MEMO_FRAME_LIMIT = 1 << 20;
 /** Frames a stack may have to be memoised (longer ones are rare and matched directly). */
 const MEMO_MAX_FRAMES = 4096;
 /** A frame code is `nameId + 2^16 × detailBits`; names have ids below INTERN_LIMIT = 2^16. */
@@ -480,6 +482,8 @@ interface Matcher {
   wideCodes: Map<string, number>;
   table: Map<number, StackMemo>;
   size: number;
+  /** Frames held by the remembered fingerprints. */
+  frames: number;
   epoch: number;
   /** Scratch buffers, grown as needed. */
   codes: Float64Array;
@@ -506,6 +510,7 @@ function matcherOf(rules: LoadedRules): Matcher {
       wideCodes: new Map(),
       table: new Map(),
       size: 0,
+      frames: 0,
       epoch: internEpoch.value,
       codes: new Float64Array(64),
       ids: [],
@@ -521,6 +526,7 @@ function resetMatcher(m: Matcher): void {
   m.wideCodes.clear();
   m.table.clear();
   m.size = 0;
+  m.frames = 0;
   m.epoch = internEpoch.value;
 }
 
@@ -632,9 +638,10 @@ function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' |
   const stack: PreparedStack = { frames: bt.frames, names: stackIds.map((id) => namesById[id] as string), ids: stackIds, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated };
   const nb = nameBits(m, stack);
   findAcquire(stack, rules.primitives, nb);
-  if (m.size >= MEMO_LIMIT) {
+  if (m.size >= MEMO_LIMIT || m.frames + n > MEMO_FRAME_LIMIT) {
     m.table.clear();
     m.size = 0;
+    m.frames = 0;
   }
   const entry: StackMemo = {
     rules,
@@ -651,6 +658,7 @@ function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' |
   };
   m.table.set(h, entry);
   m.size++;
+  m.frames += n;
   stack.memo = entry;
   return stack;
 }

@@ -4,8 +4,8 @@
  *   against `prepareStack` + a fresh search, on every backtrace of the fixtures (and the shared
  *   corpus when present), each seen twice, and on random stacks built from those frames with
  *   their arguments, libraries and JIT-ness changed (what the fingerprint must tell apart);
- * - the fingerprint's wide path (over 31 detail bits for one name) and the interning table
- *   starting over mid-dump;
+ * - the fingerprint's wide path (over 31 detail bits for one name), the interning table
+ *   starting over mid-dump, and the memo starting over when full;
  * - a glob's literal head/tail shortcut against a reference regex, normalizeAddress against its regexes.
  */
 import { test } from 'node:test';
@@ -134,6 +134,18 @@ test('memoised matching stays exact when the name table starts over in the middl
     sameAsDirect(rules, bt, `round ${round} plain`);
   }
   assert.ok(serial > 65536);
+});
+
+test('memoised matching stays exact when the memo starts over (more distinct stacks than it keeps)', () => {
+  const sample = real.filter((bt) => bt.frames.length > 0).slice(0, 50);
+  // 9,000 distinct fingerprints (the memo keeps 8,192), then the first ones again.
+  const stacks = Array.from({ length: 9000 }, (_, k) => {
+    const bt = sample[k % sample.length] as Backtrace;
+    const extra: Frame = { ...(bt.frames[0] as Frame), function: `pool_worker_${k % 4500}`, args: [] };
+    return { frames: [...bt.frames, extra].map((f, level) => ({ ...f, level })), truncated: k % 3 === 0 };
+  });
+  stacks.forEach((st, k) => sameAsDirect(rules, st, `stack ${k}`));
+  stacks.slice(0, 300).forEach((st, k) => sameAsDirect(rules, st, `stack ${k} again`));
 });
 
 /** Reference: the glob as an anchored regex (`*` any run, `?` one character, `\x` a literal x). */
