@@ -83,9 +83,8 @@ test('jsonChunks: any JSON value, streamed at any level, prints as JSON.stringif
     if (Array.isArray(v)) return pick() ? streamedArray(v, (x) => stream(x, pick)) : v;
     if (v !== null && typeof v === 'object') {
       if (!pick()) return v;
-      const fields: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) fields[k] = stream(x, pick);
-      return streamedObject(fields);
+      // fromEntries defines own properties, even one named __proto__ (fc.jsonValue makes those).
+      return streamedObject(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, stream(x, pick)])));
     }
     return v;
   };
