@@ -8,11 +8,12 @@
  * reporters, instead of after (issue 4: attach within 1.3 × gdb's own `thread apply all bt`).
  */
 import { readFileSync } from 'node:fs';
-import { attachEarly, releaseEarlyAttach } from '../live/early.js';
 import type { CliIO } from './io.js';
 
 const argv = process.argv.slice(2);
-attachEarly(argv, process.env);
+// Only an attach line loads the gdb driver here (other commands would pay ~10 ms for nothing).
+const early = argv[0] === 'attach' ? await import('../live/early.js') : null;
+early?.attachEarly(argv, process.env);
 
 const { runCli } = await import('./program.js');
 
@@ -38,5 +39,5 @@ try {
   process.exitCode = await runCli(argv, io, packageJson.version);
 } finally {
   // An early gdb the command did not take (it failed before running) detaches and exits.
-  await releaseEarlyAttach();
+  await early?.releaseEarlyAttach();
 }
