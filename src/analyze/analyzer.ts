@@ -114,8 +114,8 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
           ruleId: rule.id,
           site: alt.site,
           description,
-          ...(effect.timed ? { timed: true } : {}),
         };
+        if (effect.timed) edge.timed = true;
         edges.push(edge);
         const query = w.ownerQuery ? expandTemplate(w.ownerQuery, alt.captures) : null;
         waits.push({

@@ -22,17 +22,56 @@ export interface Expanded {
 }
 
 export function expandTemplate(template: string, captures: Record<string, ParsedArgValue>): Expanded {
+  const parts = compiled(template);
   const missing: string[] = [];
-  // `{args.lock.symbol|args.lock.address}`: the first alternative that has a value.
-  const text = template.replace(PLACEHOLDER, (_all, inner: string) => {
-    for (const alt of inner.split('|')) {
-      const m = PLACEHOLDER_PART.exec(alt.trim());
-      const cap = m ? captures[m[1] as string] : undefined;
-      const value = cap && m ? cap[m[2] as 'address' | 'symbol' | 'value'] : null;
-      if (value !== null && value !== undefined && value !== '') return value;
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
     }
-    missing.push(inner.trim());
-    return '?';
-  });
+    // `{args.lock.symbol|args.lock.address}`: the first alternative that has a value.
+    let value: string | null | undefined = null;
+    for (const alt of part.alts) {
+      const cap = alt === null ? undefined : captures[alt.name];
+      value = cap && alt ? cap[alt.part] : null;
+      if (value !== null && value !== undefined && value !== '') break;
+    }
+    if (value !== null && value !== undefined && value !== '') text += value;
+    else {
+      missing.push(part.inner);
+      text += '?';
+    }
+  }
   return { text, missing };
+}
+
+/** A template cut once into literal text and placeholders (rules have a few dozen templates, expanded per thread). */
+type TemplatePart = string | { inner: string; alts: Array<{ name: string; part: 'address' | 'symbol' | 'value' } | null> };
+
+const compiledTemplates = new Map<string, TemplatePart[]>();
+const MAX_COMPILED = 1024;
+
+function compiled(template: string): TemplatePart[] {
+  let parts = compiledTemplates.get(template);
+  if (parts !== undefined) return parts;
+  parts = [];
+  let last = 0;
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    const at = m.index ?? 0;
+    if (at > last) parts.push(template.slice(last, at));
+    const inner = m[1] as string;
+    parts.push({
+      inner: inner.trim(),
+      alts: inner.split('|').map((alt) => {
+        const p = PLACEHOLDER_PART.exec(alt.trim());
+        return p ? { name: p[1] as string, part: p[2] as 'address' | 'symbol' | 'value' } : null;
+      }),
+    });
+    last = at + m[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  if (compiledTemplates.size >= MAX_COMPILED) compiledTemplates.clear();
+  compiledTemplates.set(template, parts);
+  return parts;
 }

@@ -6,7 +6,8 @@
  *   their arguments, libraries and JIT-ness changed (what the fingerprint must tell apart);
  * - the fingerprint's wide path (over 31 detail bits for one name), the interning table
  *   starting over mid-dump, and the memo starting over when full;
- * - a glob's literal head/tail shortcut against a reference regex, normalizeAddress against its regexes.
+ * - a glob's literal head/tail shortcut against a reference regex, normalizeAddress against its
+ *   regexes, expandTemplate against its regex-replace definition.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,8 @@ import type { Backtrace, Frame } from '../../src/model/dump.js';
 import { parseDump } from '../../src/parse/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { markProcessConditions, matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
-import { normalizeAddress } from '../../src/rules/normalize.js';
+import { normalizeAddress, type ParsedArgValue } from '../../src/rules/normalize.js';
+import { expandTemplate } from '../../src/rules/template.js';
 import { compileGlob, compilePattern } from '../../src/rules/pattern.js';
 import type { FrameCondition, LoadedRules } from '../../src/rules/types.js';
 import { FIXTURES, HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';
@@ -181,5 +183,34 @@ test('normalizeAddress (its no-regex path for plain hex) equals the regex defini
       assert.equal(normalizeAddress(hex), reference(hex), JSON.stringify(hex));
     }),
     { numRuns: 5000, seed: 5 },
+  );
+});
+
+test('expandTemplate (templates cut once, then filled) equals the regex-replace definition', () => {
+  const PLACEHOLDER = /\{([^{}]+)\}/g;
+  const PART = /^args\.([A-Za-z_]\w*)\.(address|symbol|value)$/;
+  const reference = (template: string, captures: Record<string, ParsedArgValue>): { text: string; missing: string[] } => {
+    const missing: string[] = [];
+    const text = template.replace(PLACEHOLDER, (_all, inner: string) => {
+      for (const alt of inner.split('|')) {
+        const m = PART.exec(alt.trim());
+        const cap = m ? captures[m[1] as string] : undefined;
+        const value = cap && m ? cap[m[2] as 'address' | 'symbol' | 'value'] : null;
+        if (value !== null && value !== undefined && value !== '') return value;
+      }
+      missing.push(inner.trim());
+      return '?';
+    });
+    return { text, missing };
+  };
+  const piece = fc.constantFrom('mutex:', 'waits for ', '{', '}', '|', ' ', '$&', '{args.m.address}', '{args.m.symbol|args.m.address}', '{ args.f.value }', '{args.x.value|args.m.value}', '{args.constructor.value}', '{bogus}', '{args.m.address|}');
+  const value = fc.option(fc.constantFrom('', '0x1', '<lock_a>', '$1'), { nil: null });
+  const capture = fc.record({ value: fc.constantFrom('v', ''), address: value, symbol: value });
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 8 }), fc.dictionary(fc.constantFrom('m', 'f', 'x'), capture), (pieces, captures) => {
+      const template = pieces.join('');
+      assert.deepEqual(expandTemplate(template, captures), reference(template, captures), JSON.stringify(template));
+    }),
+    { numRuns: 3000, seed: 9 },
   );
 });
