@@ -6,7 +6,7 @@
  */
 import type { FrameRef } from '../model/analysis.js';
 import type { Backtrace, Frame, ThreadInfo } from '../model/dump.js';
-import { frameMatches, matchBacktrace, prepareStack, type PreparedStack } from '../rules/match.js';
+import { matchBacktrace, prepareStack, type PreparedStack } from '../rules/match.js';
 import type { ParsedArgValue } from '../rules/normalize.js';
 import type { LoadedRules } from '../rules/types.js';
 import { keep } from './keep.js';
@@ -341,17 +341,4 @@ function keepCaptures(captures: Record<string, ParsedArgValue>): Record<string, 
     out[name] = { ...v, value: keep(v.value), address: keep(v.address), symbol: keep(v.symbol) };
   }
   return out ?? NO_CAPTURES;
-}
-
-/** Marks the process-wide conditions (`processHas`) this backtrace satisfies. */
-export function updateProcessFlags(rules: LoadedRules, stack: PreparedStack, flags: boolean[]): void {
-  rules.processConditions.forEach((cond, i) => {
-    if (flags[i]) return;
-    for (let f = 0; f < stack.frames.length; f++) {
-      if (frameMatches(cond, stack, f)) {
-        flags[i] = true;
-        return;
-      }
-    }
-  });
 }
