@@ -32,6 +32,7 @@ export interface BacktraceSummary {
   frameCount: number;
   /** Normalised names of the first frames, with their levels. Shared between summaries: read only. */
   top: Array<{ level: number; name: string }>;
+  /** Built when read (a fresh list each time): read it once per use. */
   hits: SummaryHit[];
   blocked: boolean;
   truncated: boolean;
@@ -40,18 +41,13 @@ export interface BacktraceSummary {
   acquireName: string | null;
 }
 
-export function frameRef(backtrace: number, frame: Frame): FrameRef {
-  // Summaries outlive their backtrace: keep() detaches the strings from the input text.
-  return { backtrace, level: frame.level, function: keep(frame.function), file: keep(frame.file), line: frame.line, sourceLine: frame.sourceLine };
-}
-
 /*
  * Summaries are what the analysis holds for every backtrace until the cross-thread stage, so
  * their size sets the peak memory of a huge dump (issue 7, figure 3: 100,000 threads). What many
- * summaries would hold alike is shared instead of copied: the `top` arrays (thousands of threads
- * run the same few loops), empty captures and pending lists, and the FrameRef of a frame that
- * several hits of one backtrace point at. Shared values are frozen: a reader that wrote to one
- * would change other threads' summaries, so it fails loudly instead.
+ * summaries would hold alike is shared instead of copied: the `top` lists (thousands of threads
+ * run the same few loops), empty captures and pending lists, and whole Shapes (below). Shared
+ * values are frozen: a reader that wrote to one would change other threads' summaries, so it
+ * fails loudly instead.
  */
 const NO_CAPTURES: Record<string, ParsedArgValue> = Object.freeze({}) as Record<string, ParsedArgValue>;
 const NO_PENDING = Object.freeze([]) as unknown as number[];
