@@ -80,14 +80,20 @@ function detach(s: string): string {
 function findAcquire(stack: PreparedStack, primitives: FrameCondition[], nb: NameBits | null = null): void {
   const n = stack.frames.length;
   let i = 0;
-  while (i < n && anyMatches(primitives, stack, i, nb)) i++;
+  if (nb === null) while (i < n && anyMatches(primitives, stack, i)) i++;
+  else while (i < n && anyMatchesBits(primitives, nb.primitiveTests, stack, i, nb)) i++;
   stack.blocked = i > 0;
   // A stack made only of primitives (cut right under them) has its outermost frame as the site.
   stack.acquireIndex = Math.min(i, Math.max(0, n - 1));
 }
 
-function anyMatches(conds: FrameCondition[], stack: PreparedStack, i: number, nb: NameBits | null): boolean {
-  for (const c of conds) if (matchesAt(c, stack, i, nb)) return true;
+function anyMatches(conds: FrameCondition[], stack: PreparedStack, i: number): boolean {
+  for (const c of conds) if (frameMatches(c, stack, i)) return true;
+  return false;
+}
+
+function anyMatchesBits(conds: FrameCondition[], tests: Int32Array, stack: PreparedStack, i: number, nb: NameBits): boolean {
+  for (let k = 0; k < conds.length; k++) if (matchesWithTest(conds[k] as FrameCondition, tests[k] as number, stack, i, nb)) return true;
   return false;
 }
 
@@ -358,13 +364,26 @@ function inPosition(cond: FrameCondition, stack: PreparedStack, i: number): bool
  */
 function matchesAt(cond: FrameCondition, stack: PreparedStack, i: number, nb: NameBits | null): boolean {
   if (nb === null) return frameMatches(cond, stack, i);
+  return matchesWithTest(cond, testNumber(nb, cond.fn), stack, i, nb);
+}
+
+/** `t`: the number of the condition's name test (-1: it has none; -2: unknown, test it directly). */
+function matchesWithTest(cond: FrameCondition, t: number, stack: PreparedStack, i: number, nb: NameBits): boolean {
+  if (t === -2) return frameMatches(cond, stack, i);
   const frame = stack.frames[i];
   if (!frame || !inPosition(cond, stack, i)) return false;
-  if (cond.fn !== undefined) {
-    const t = nb.testIndex.get(cond.fn) as number;
-    if ((((nb.frameBits[i] as Int32Array)[t >>> 5] as number) & (1 << (t & 31))) === 0) return false;
-  }
+  if (t >= 0 && (((nb.frameBits[i] as Int32Array)[t >>> 5] as number) & (1 << (t & 31))) === 0) return false;
   return frameDetailsMatch(cond, frame);
+}
+
+/** The matcher's number for a name test, -1 for none, -2 for one it does not know; remembers the last one asked (scans ask for one condition frame after frame). */
+function testNumber(nb: NameBits, fn: NameTest | undefined): number {
+  if (fn === undefined) return -1;
+  if (fn !== nb.lastTest) {
+    nb.lastTest = fn;
+    nb.lastNumber = nb.testIndex.get(fn) ?? -2;
+  }
+  return nb.lastNumber;
 }
 
 /** The parts of a frame condition that look past the function name: library, file, jitCode, args. */
@@ -400,8 +419,9 @@ export function markProcessConditions(rules: LoadedRules, stack: PreparedStack, 
 function processConditionsMet(rules: LoadedRules, stack: PreparedStack, nb: NameBits | null): number[] {
   const met: number[] = [];
   rules.processConditions.forEach((cond, i) => {
+    const t = nb === null ? -1 : testNumber(nb, cond.fn);
     for (let f = 0; f < stack.frames.length; f++) {
-      if (matchesAt(cond, stack, f, nb)) {
+      if (nb === null ? frameMatches(cond, stack, f) : matchesWithTest(cond, t, stack, f, nb)) {
         met.push(i);
         return;
       }
@@ -462,17 +482,23 @@ interface NameBits {
   frameBits: Int32Array[];
   required: Int32Array[];
   testIndex: Map<NameTest, number>;
+  /** Test numbers of the rule set's primitives, in order. */
+  primitiveTests: Int32Array;
+  lastTest: NameTest | undefined;
+  lastNumber: number;
 }
 
 function noFramePasses(present: NameBits, fn: NameTest): boolean {
-  const t = present.testIndex.get(fn);
-  return t !== undefined && ((present.bits[t >>> 5] as number) & (1 << (t & 31))) === 0;
+  const t = testNumber(present, fn);
+  return t >= 0 && ((present.bits[t >>> 5] as number) & (1 << (t & 31))) === 0;
 }
 
 interface Matcher {
   /** Every distinct name test (`function:` pattern) of the rule set's frame conditions. */
   tests: NameTest[];
   testIndex: Map<NameTest, number>;
+  /** Test numbers of the rule set's primitives, in order (-1: no name test). */
+  primitiveTests: Int32Array;
   /** Per thread rule: indexes into `tests` of the name tests its base shape requires. */
   required: Int32Array[];
   /** Every frame condition of the rule set that looks past the name. */
@@ -504,6 +530,7 @@ function matcherOf(rules: LoadedRules): Matcher {
     m = {
       tests: [...testIndex.keys()],
       testIndex,
+      primitiveTests: Int32Array.from(rules.primitives, (c) => (c.fn ? (testIndex.get(c.fn) as number) : -1)),
       required: rules.threadRules.map((rule) => Int32Array.from(rule.base.frames.flatMap((f) => (f.fn ? [testIndex.get(f.fn) as number] : [])))),
       detailed: [...conds].filter(looksPastName),
       facts: [],
@@ -561,7 +588,7 @@ function nameBits(m: Matcher, stack: PreparedStack): NameBits {
     frameBits[i] = own;
     for (let w = 0; w < bits.length; w++) bits[w] = (bits[w] as number) | (own[w] as number);
   }
-  return { bits, frameBits, required: m.required, testIndex: m.testIndex };
+  return { bits, frameBits, required: m.required, testIndex: m.testIndex, primitiveTests: m.primitiveTests, lastTest: undefined, lastNumber: -1 };
 }
 
 /**
