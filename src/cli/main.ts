@@ -22,7 +22,10 @@ const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', imp
 const io: CliIO = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
-  stdin: process.stdin,
+  // Created on first use: only a command that reads stdin pays for opening it.
+  get stdin() {
+    return process.stdin;
+  },
   stdoutIsTTY: process.stdout.isTTY === true,
   stderrIsTTY: process.stderr.isTTY === true,
   env: process.env,
