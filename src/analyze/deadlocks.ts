@@ -21,8 +21,10 @@ export interface DeadlockInput {
 }
 
 export function buildDeadlocks(input: DeadlockInput): Deadlock[] {
-  const threadsByKey = new Map(input.threads.map((t) => [t.key, t]));
-  const labelByEdge = new Map(input.waits.map((w) => [w.edge, w.label]));
+  const threadsByKey = new Map<ThreadKey, ThreadAnalysis>();
+  for (const t of input.threads) threadsByKey.set(t.key, t);
+  const labelByEdge = new Map<Edge, string | null>();
+  for (const w of input.waits) labelByEdge.set(w.edge, w.label);
   return findCycleComponents(input.edges).map((component) => toDeadlock(component, input, threadsByKey, labelByEdge));
 }
 
@@ -144,7 +146,8 @@ export interface HangResult {
  * unresolved waits, with their gdb query.
  */
 export function findHang(input: HangInput): HangResult {
-  const threads = new Map(input.threads.map((t) => [t.key, t]));
+  const threads = new Map<ThreadKey, ThreadAnalysis>();
+  for (const t of input.threads) threads.set(t.key, t);
   const holders = new Map<string, ThreadKey[]>();
   for (const e of input.edges) {
     if (e.kind !== 'holds') continue;
