@@ -3,7 +3,7 @@
  * real streams, runs the program and sets `process.exitCode` (never `process.exit()`, so piped
  * output is flushed).
  *
- * `waitgraph attach PID` starts gdb first, before the program and its commands are imported
+ * `waitgraph attach PID` (and `core`) starts gdb first, before the program and its commands are imported
  * (live/early.ts): gdb attaches and reads symbols while node loads the parser, rules and
  * reporters, instead of after (issue 4: attach within 1.3 × gdb's own `thread apply all bt`).
  */
@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import type { CliIO } from './io.js';
 
 const argv = process.argv.slice(2);
-// Only an attach line loads the gdb driver here (other commands would pay ~10 ms for nothing).
-const early = argv[0] === 'attach' ? await import('../live/early.js') : null;
-early?.attachEarly(argv, process.env);
+// Only an attach or core line loads the gdb driver here (others would pay ~10 ms for nothing).
+const early = argv[0] === 'attach' || argv[0] === 'core' ? await import('../live/early.js') : null;
+early?.startEarly(argv, process.env, process.cwd());
 
 const { runCli } = await import('./program.js');
 

@@ -1,35 +1,37 @@
 /**
- * Starting gdb before the CLI loads its modules. `waitgraph attach PID` spends most of its time
- * waiting for gdb to attach and read symbols; node's own start (commander, parser, rules,
- * reporters) can happen meanwhile instead of before. cli/main.ts calls `attachEarly` first, with
- * only this module and the gdb driver loaded; the attach command then claims the running gdb.
+ * Starting gdb before the CLI loads its modules. `waitgraph attach PID` (and `core CORE`) spends
+ * most of its time waiting for gdb to attach (or load the core) and read symbols; node's own
+ * start (commander, parser, rules, reporters) can happen meanwhile instead of before.
+ * cli/main.ts calls `startEarly` first, with only this module and the gdb driver loaded; the
+ * command then claims the running gdb.
  *
- * Only an argv that the attach command will surely run is recognised: `attach PID` with the
- * attach options and valid values, nothing else (help, unknown options, extra words, `--`). Any
- * doubt means no early start, and the command starts gdb itself as before. The pid goes through
- * the same parsePid check and is only used when /proc shows such a process.
+ * Only an argv that the command will surely run is recognised: `attach PID` / `core CORE` with
+ * that command's options and valid values, nothing else (help, unknown options, extra words,
+ * `--`). Any doubt means no early start, and the command starts gdb itself as before. The target
+ * passes the same checks first (parsePid, /proc, the core's ELF header).
  */
-import { existsSync } from 'node:fs';
 import { gdbPathFrom } from './gdb-session.js';
-import { parsePid, startAttach, type StartedAttach } from './investigate.js';
+import { parsePid, startLive, type LiveTarget, type StartedAttach } from './investigate.js';
 
 /** The report formats (report/index.ts FORMATS; a test keeps the two lists equal). */
 export const EARLY_FORMATS: readonly string[] = ['text', 'json', 'markdown', 'mermaid', 'dot', 'svg', 'sarif'];
 
 export interface EarlyPlan {
-  pid: number;
+  target: LiveTarget;
   commandTimeoutMs: number;
 }
 
 /**
- * The pid and gdb step limit `argv` (without node and script) runs `attach` with, or null when
- * argv is anything but a plain, valid attach command line. Mirrors commander's reading of the
- * attach command's options (cli/commands/attach.ts).
+ * The target and gdb step limit `argv` (without node and script) runs `attach` or `core` with,
+ * or null when argv is anything but a plain, valid attach or core command line. Mirrors
+ * commander's reading of those commands' options (cli/commands/attach.ts, core.ts).
  */
-export function earlyAttachPlan(argv: readonly string[]): EarlyPlan | null {
-  if (argv[0] !== 'attach') return null;
-  let pidText: string | null = null;
+export function earlyPlan(argv: readonly string[]): EarlyPlan | null {
+  const command = argv[0];
+  if (command !== 'attach' && command !== 'core') return null;
+  let positional: string | null = null;
   let timeout = '120';
+  let exe: string | null = null;
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i] as string;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -52,19 +54,24 @@ export function earlyAttachPlan(argv: readonly string[]): EarlyPlan | null {
       timeout = v;
     } else if (name === '--save-dump') {
       if (value() === null) return null;
+    } else if (name === '--exe' && command === 'core') {
+      exe = value();
+      if (exe === null || exe === '') return null;
     } else if (name === '--rules' && inline === null) {
       // Variadic: every following word up to the next option is a rule file.
       if (argv[i + 1] === undefined || (argv[i + 1] as string).startsWith('-')) return null;
       while (argv[i + 1] !== undefined && !(argv[i + 1] as string).startsWith('-')) i += 1;
-    } else if (arg.startsWith('-') || pidText !== null) {
+    } else if (arg.startsWith('-') || positional !== null) {
       return null;
     } else {
-      pidText = arg;
+      positional = arg;
     }
   }
-  if (pidText === null) return null;
+  if (positional === null) return null;
+  const commandTimeoutMs = Number(timeout) * 1000;
+  if (command === 'core') return { target: { kind: 'core', core: positional, exe }, commandTimeoutMs };
   try {
-    return { pid: parsePid(pidText), commandTimeoutMs: Number(timeout) * 1000 };
+    return { target: { kind: 'pid', pid: parsePid(positional) }, commandTimeoutMs };
   } catch {
     return null;
   }
@@ -72,16 +79,22 @@ export function earlyAttachPlan(argv: readonly string[]): EarlyPlan | null {
 
 let early: StartedAttach | null = null;
 
-/** Starts gdb on the pid when argv is a plain attach command line; otherwise does nothing. */
-export function attachEarly(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): void {
-  const plan = earlyAttachPlan(argv);
+/**
+ * Starts gdb when argv is a plain attach or core command line; otherwise does nothing. A target
+ * that fails its checks (no such pid, not a core) starts nothing: the command reports it, as
+ * without the early start.
+ */
+export function startEarly(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): void {
+  const plan = earlyPlan(argv);
   if (plan === null || early !== null) return;
-  // A pid that does not exist gets its error from the command, as without the early start.
-  if (!existsSync(`/proc/${plan.pid}`)) return;
-  early = startAttach(plan.pid, { gdbPath: gdbPathFrom(env), commandTimeoutMs: plan.commandTimeoutMs });
+  try {
+    early = startLive(plan.target, { gdbPath: gdbPathFrom(env), commandTimeoutMs: plan.commandTimeoutMs, cwd });
+  } catch {
+    early = null;
+  }
 }
 
-/** The early gdb, handed over once (to the attach command); null when none was started. */
+/** The early gdb, handed over once (to the attach or core command); null when none was started. */
 export function claimEarlyAttach(): StartedAttach | null {
   const started = early;
   early = null;

@@ -45,8 +45,9 @@ export interface LiveOptions {
   /** Working directory for relative core and executable paths. */
   cwd: string;
   /**
-   * A gdb already started on this pid (`startAttach`, e.g. by the CLI before it loaded its
-   * modules); its commands must be the ones `startAttach(pid, same options)` queues.
+   * A gdb already started (`startLive`, e.g. by the CLI before it loaded its modules). Used when
+   * it was started on this target with the same gdb and step limit; otherwise it is closed and
+   * a new one started.
    */
   started?: StartedAttach | null;
   /**
@@ -96,31 +97,70 @@ export class LineTap {
   }
 }
 
-/** A gdb started on a live process with `-target-attach PID` and `thread apply all bt` queued. */
+/**
+ * A gdb started on a target with its first commands queued: for a pid `-target-attach PID` and
+ * `thread apply all bt`; for a core, loading the core (and its program) and then the backtraces.
+ */
 export interface StartedAttach {
-  pid: number;
+  /** Which target, resolved (`pid:4242`, `core:/abs/core:/abs/exe`): a command only takes a gdb started on its own target. */
+  key: string;
   gdbPath: string;
   commandTimeoutMs: number;
   session: GdbSession;
+  /** The attach (pid); resolved ok for a core, whose failures reject `bt`. */
   attached: Promise<CommandResult>;
   bt: Promise<CommandResult>;
   /** The backtrace text, line by line as gdb prints it. */
   tap: LineTap;
 }
 
+export interface StartOptions {
+  gdbPath: string;
+  commandTimeoutMs: number;
+  /** Working directory for relative core and executable paths. */
+  cwd: string;
+}
+
+/** The checked target: what gdb is given, and the key a started gdb is matched by. */
+type CheckedTarget = { kind: 'pid'; pid: number; key: string } | { kind: 'core'; core: string; exe: string | null; shown: string; key: string };
+
+/** Checks a target before any gdb runs: the same one-line errors whether gdb starts early or not. */
+function checkTarget(target: LiveTarget, cwd: string): CheckedTarget {
+  if (target.kind === 'pid') {
+    if (!Number.isSafeInteger(target.pid) || target.pid < 1) throw new InputError(`not a process id: ${target.pid}`);
+    if (existsSync('/proc/self') && !existsSync(`/proc/${target.pid}`)) throw new GdbError(`no process with pid ${target.pid}`);
+    return { kind: 'pid', pid: target.pid, key: `pid:${target.pid}` };
+  }
+  const core = checkPath('core file', target.core, cwd);
+  if (elfType(core) !== 4) throw new InputError(`not a core file: ${target.core} (expected an ELF core dump, e.g. from gcore)`);
+  let exe: string | null = null;
+  if (target.exe !== null) {
+    exe = checkPath('executable', target.exe, cwd);
+    if (elfType(exe) === null) throw new InputError(`not an executable: ${target.exe}`);
+  }
+  return { kind: 'core', core, exe, shown: target.core, key: `core:${core}:${exe ?? ''}` };
+}
+
 /**
- * Spawns gdb (argument list, no shell) and queues the attach and the backtraces; nothing is
- * awaited. `pid` must come from parsePid. A missing gdb rejects both promises with a GdbError
- * (they are observed here, so an early failure is never "unhandled").
+ * Checks the target (throws the usual InputError / GdbError), spawns gdb (argument list, no
+ * shell) and queues its first commands; nothing is awaited. A missing gdb rejects the queued
+ * promises with a GdbError (they are observed here, so an early failure is never "unhandled").
  */
-export function startAttach(pid: number, options: { gdbPath: string; commandTimeoutMs: number }): StartedAttach {
-  if (!Number.isSafeInteger(pid) || pid < 1) throw new InputError(`not a process id: ${pid}`);
+export function startLive(target: LiveTarget, options: StartOptions): StartedAttach {
+  const checked = checkTarget(target, options.cwd);
   const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs });
   const tap = new LineTap();
-  const attached = session.command(`-target-attach ${pid}`);
-  const bt = session.console('thread apply all bt', { onLine: tap.line });
+  let attached: Promise<CommandResult>;
+  let bt: Promise<CommandResult>;
+  if (checked.kind === 'pid') {
+    attached = session.command(`-target-attach ${checked.pid}`);
+    bt = session.console('thread apply all bt', { onLine: tap.line });
+  } else {
+    attached = Promise.resolve({ ok: true, error: null, rest: '', console: '', log: '' });
+    bt = openCore(session, checked.core, checked.exe, checked.shown).then(() => session.console('thread apply all bt', { onLine: tap.line }));
+  }
   for (const p of [attached, bt]) p.catch(() => undefined);
-  return { pid, gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs, session, attached, bt, tap };
+  return { key: checked.key, gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs, session, attached, bt, tap };
 }
 
 /** `4242` → 4242; anything else (signs, spaces, hex, huge numbers) is a usage error. */
@@ -158,37 +198,21 @@ function elfType(path: string): number | null {
 }
 
 export async function investigate(target: LiveTarget, options: LiveOptions): Promise<LiveResult> {
-  const cwd = options.cwd;
-  let core = '';
-  let exe: string | null = null;
-  if (target.kind === 'pid') {
-    if (existsSync('/proc/self') && !existsSync(`/proc/${target.pid}`)) throw new GdbError(`no process with pid ${target.pid}`);
-  } else {
-    core = checkPath('core file', target.core, cwd);
-    if (elfType(core) !== 4) throw new InputError(`not a core file: ${target.core} (expected an ELF core dump, e.g. from gcore)`);
-    if (target.exe !== null) {
-      exe = checkPath('executable', target.exe, cwd);
-      if (elfType(exe) === null) throw new InputError(`not an executable: ${target.exe}`);
-    }
-  }
-
   const commandTimeoutMs = options.commandTimeoutMs ?? 120_000;
+  const start: StartOptions = { gdbPath: options.gdbPath, commandTimeoutMs, cwd: options.cwd };
+  const given = options.started ?? null;
   let started: StartedAttach;
-  if (target.kind === 'pid') {
-    const given = options.started;
-    if (given && given.pid === target.pid && given.gdbPath === options.gdbPath && given.commandTimeoutMs === commandTimeoutMs) started = given;
+  try {
+    const key = checkTarget(target, options.cwd).key;
+    if (given && given.key === key && given.gdbPath === options.gdbPath && given.commandTimeoutMs === commandTimeoutMs) started = given;
     else {
       // Not this target's gdb: it is not ours to keep.
       if (given) void given.session.close();
-      started = startAttach(target.pid, { gdbPath: options.gdbPath, commandTimeoutMs });
+      started = startLive(target, start);
     }
-  } else {
-    if (options.started) void options.started.session.close();
-    const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs });
-    const tap = new LineTap();
-    const pending: Promise<CommandResult> = openCore(session, core, exe, target.core).then(() => session.console('thread apply all bt', { onLine: tap.line }));
-    pending.catch(() => undefined);
-    started = { pid: 0, gdbPath: options.gdbPath, commandTimeoutMs, session, attached: Promise.resolve({ ok: true, error: null, rest: '', console: '', log: '' }), bt: pending, tap };
+  } catch (error) {
+    if (given) await given.session.close();
+    throw error;
   }
   const session = started.session;
   try {

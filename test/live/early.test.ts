@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EARLY_FORMATS, attachEarly, claimEarlyAttach, earlyAttachPlan, releaseEarlyAttach } from '../../src/live/early.js';
+import { EARLY_FORMATS, claimEarlyAttach, earlyPlan, releaseEarlyAttach, startEarly } from '../../src/live/early.js';
 import { LineTap } from '../../src/live/investigate.js';
 import { FORMATS } from '../../src/report/index.js';
 import { LIVE_TEST_TIMEOUT_MS, liveSkipReason, traceState, withProgram } from './harness.js';
@@ -16,14 +16,19 @@ test('the early start knows every report format', () => {
   assert.deepEqual([...EARLY_FORMATS].sort(), [...FORMATS].sort());
 });
 
-test('plain attach lines start gdb early, with the pid and the step limit', () => {
-  assert.deepEqual(earlyAttachPlan(['attach', '4242']), { pid: 4242, commandTimeoutMs: 120_000 });
-  assert.deepEqual(earlyAttachPlan(['attach', '4242', '--format', 'json']), { pid: 4242, commandTimeoutMs: 120_000 });
-  assert.deepEqual(earlyAttachPlan(['attach', '--format=sarif', '4242']), { pid: 4242, commandTimeoutMs: 120_000 });
-  assert.deepEqual(earlyAttachPlan(['attach', '-f', 'markdown', '4242', '--timeout', '7']), { pid: 4242, commandTimeoutMs: 7_000 });
-  assert.deepEqual(earlyAttachPlan(['attach', '-fjson', '4242', '--timeout=30']), { pid: 4242, commandTimeoutMs: 30_000 });
-  assert.deepEqual(earlyAttachPlan(['attach', '4242', '--save-dump', 'out.txt']), { pid: 4242, commandTimeoutMs: 120_000 });
-  assert.deepEqual(earlyAttachPlan(['attach', '4242', '--rules', 'a.yaml', 'b.yaml', '--format', 'text']), { pid: 4242, commandTimeoutMs: 120_000 });
+const pid = (n: number) => ({ kind: 'pid', pid: n });
+
+test('plain attach and core lines start gdb early, with the target and the step limit', () => {
+  assert.deepEqual(earlyPlan(['attach', '4242']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '4242', '--format', 'json']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '--format=sarif', '4242']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '-f', 'markdown', '4242', '--timeout', '7']), { target: pid(4242), commandTimeoutMs: 7_000 });
+  assert.deepEqual(earlyPlan(['attach', '-fjson', '4242', '--timeout=30']), { target: pid(4242), commandTimeoutMs: 30_000 });
+  assert.deepEqual(earlyPlan(['attach', '4242', '--save-dump', 'out.txt']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '4242', '--rules', 'a.yaml', 'b.yaml', '--format', 'text']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['core', 'hung.4242']), { target: { kind: 'core', core: 'hung.4242', exe: null }, commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['core', '--exe', './server', 'hung.4242', '-f', 'json']), { target: { kind: 'core', core: 'hung.4242', exe: './server' }, commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['core', 'hung.4242', '--exe=./server', '--timeout', '9']), { target: { kind: 'core', core: 'hung.4242', exe: './server' }, commandTimeoutMs: 9_000 });
 });
 
 test('anything else is left to the command (no gdb before commander has read argv)', () => {
@@ -50,8 +55,14 @@ test('anything else is left to the command (no gdb before commander has read arg
     ['attach', '0'],
     ['attach', '99999999999'],
     ['attach', '4242', '--save-dump'],
+    ['attach', '4242', '--exe', 'x'],
+    ['core'],
+    ['core', '--exe'],
+    ['core', 'a.core', 'b.core'],
+    ['core', 'a.core', '--exe'],
+    ['core', 'a.core', '--help'],
   ];
-  for (const argv of refused) assert.equal(earlyAttachPlan(argv), null, argv.join(' '));
+  for (const argv of refused) assert.equal(earlyPlan(argv), null, argv.join(' '));
 });
 
 test('the line tap holds lines until a consumer connects, then passes every line on in order', () => {
@@ -81,7 +92,7 @@ test('a consumer that throws is disconnected and the failure kept (the caller pa
 
 test('an early gdb nobody claims is told to quit: the program is detached, not left stopped', { skip: skip ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
   await withProgram('healthy-sleepers', async (p) => {
-    attachEarly(['attach', String(p.pid)], { ...process.env, WAITGRAPH_GDB: 'gdb' });
+    startEarly(['attach', String(p.pid)], { ...process.env, WAITGRAPH_GDB: 'gdb' }, process.cwd());
     const started = claimEarlyAttach();
     assert.ok(started, 'gdb started early');
     assert.equal(claimEarlyAttach(), null, 'claimed once');
@@ -91,7 +102,7 @@ test('an early gdb nobody claims is told to quit: the program is detached, not l
     await started.session.close();
     assert.equal(traceState(p.pid)?.tracerPid, 0);
     // And through releaseEarlyAttach, without waiting for the backtraces.
-    attachEarly(['attach', String(p.pid)], process.env);
+    startEarly(['attach', String(p.pid)], process.env, process.cwd());
     await releaseEarlyAttach();
     assert.equal(claimEarlyAttach(), null);
     const after = traceState(p.pid);
@@ -100,7 +111,11 @@ test('an early gdb nobody claims is told to quit: the program is detached, not l
   });
 });
 
-test('no early gdb for a pid that does not exist (the command reports it)', () => {
-  attachEarly(['attach', '4194303'], process.env);
+test('no early gdb for a target that fails its checks (the command reports it)', () => {
+  startEarly(['attach', '4194303'], process.env, process.cwd());
+  assert.equal(claimEarlyAttach(), null);
+  startEarly(['core', 'no-such.core'], process.env, process.cwd());
+  assert.equal(claimEarlyAttach(), null);
+  startEarly(['core', 'package.json'], process.env, process.cwd());
   assert.equal(claimEarlyAttach(), null);
 });

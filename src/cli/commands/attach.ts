@@ -71,8 +71,8 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
     prepare,
     commandTimeoutMs: Number(options.timeout) * 1000,
     cwd: io.cwd,
-    // gdb started by cli/main.ts before the modules loaded, if argv was a plain attach line.
-    started: target.kind === 'pid' ? claimEarlyAttach() : null,
+    // gdb started by cli/main.ts before the modules loaded, if argv was a plain attach/core line.
+    started: claimEarlyAttach(),
     // The report is written while gdb detaches.
     render: (analysis) => reporters[format](analysis, { chalk, ...(options.saveDump ? { input: options.saveDump } : {}) }),
   });
