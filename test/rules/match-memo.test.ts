@@ -123,6 +123,21 @@ test('a rule set with more than 31 detail conditions on one name (wide fingerpri
   for (let pass = 0; pass < 2; pass++) sample.forEach((bt, i) => sameAsDirect(wide, bt, `wide pass ${pass} backtrace ${i}`));
 });
 
+test('a condition with no name test (library only) keeps every frame it can see in the fingerprint', () => {
+  // Frames of application functions no name test knows are collapsed for the search unless some
+  // condition looks at them without a name: here a primitive that is any frame in libplugin.
+  const library = compilePattern({ glob: '*libplugin*' });
+  const byLibrary: FrameCondition = { library, at: { kind: 'anywhere' }, next: false, args: [], site: false };
+  const withLibrary: LoadedRules = { ...rules, primitives: [byLibrary, ...rules.primitives] };
+  for (let pass = 0; pass < 2; pass++) {
+    real.forEach((bt, i) => {
+      const inPlugin = bt.frames.map((f, k) => (k < 2 ? { ...f, library: '/opt/app/libplugin.so' } : f));
+      sameAsDirect(withLibrary, bt, `pass ${pass} backtrace ${i}`);
+      sameAsDirect(withLibrary, { frames: inPlugin, truncated: bt.truncated }, `pass ${pass} backtrace ${i} in libplugin`);
+    });
+  }
+});
+
 test('memoised matching stays exact when the name table starts over in the middle of a dump', () => {
   const random = prng(11);
   const sample = real.filter((bt) => bt.frames.length > 0).slice(0, 200);
