@@ -8,7 +8,7 @@ import type { IToken, TokenType } from 'chevrotain';
 import type { ThreadInfo } from '../model/dump.js';
 import { chunkNeedsWork, cleanLine, PagerEffect } from './normalize.js';
 import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './frame-body.js';
-import { parseThreadHeader } from './thread-header.js';
+import { detach, parseThreadHeader } from './thread-header.js';
 import { parseLldbFrame, parseLldbThread } from './lldb.js';
 
 /** Line classes; each is one Chevrotain token type in tokens.ts. */
@@ -309,7 +309,7 @@ function classifyThreadRow(text: string, line: number): LogicalLine | null {
   const name = m[3] ?? null;
   const targetId = name === null ? target : `${target} "${name}"`;
   // The same target id a `Thread N (…):` header would show: read it the same way.
-  ll.thread = parseThreadHeader(`Thread ${gdbId} (${targetId}):`) ?? { id: 0, gdbId, ptid: null, lwp: null, name, targetId, extra: null };
+  ll.thread = parseThreadHeader(`Thread ${gdbId} (${targetId}):`) ?? { id: 0, gdbId: detach(gdbId), ptid: null, lwp: null, name: name === null ? null : detach(name), targetId: detach(targetId), extra: null };
   const body = m[4]!;
   if (body.trim() !== '(running)') {
     ll.level = 0;
@@ -351,12 +351,13 @@ function switchedThread(m: RegExpExecArray): ThreadInfo {
   const info: ThreadInfo = { id: 0, gdbId: '', ptid: null, lwp: null, name: null, targetId: '', extra: null };
   const gdbId = m[1] ?? m[4];
   if (gdbId !== undefined) {
-    info.gdbId = gdbId;
+    info.gdbId = detach(gdbId);
     info.id = Number(gdbId.includes('.') ? gdbId.slice(gdbId.indexOf('.') + 1) : gdbId);
   }
-  const target = m[2] ?? m[3] ?? '';
+  // Kept by every backtrace that follows the switch: detached from the input chunk.
+  const target = detach(m[2] ?? m[3] ?? '');
   info.targetId = target;
-  if (m[5] !== undefined) info.name = m[5];
+  if (m[5] !== undefined) info.name = detach(m[5]);
   const ptid = /^Thread (0x[0-9a-fA-F]+)/.exec(target);
   if (ptid) info.ptid = ptid[1]!.toLowerCase();
   const lwp = /(?:LWP|process) (\d+)/.exec(target);

@@ -9,6 +9,7 @@
  */
 import type { Frame, ThreadInfo } from '../model/dump.js';
 import { emptyFrame, type ArgsHolder } from './frame-body.js';
+import { detach } from './thread-header.js';
 
 // `* thread #1, name = 'julia', stop reason = signal SIGSTOP` / `thread #1: tid = 18364, 0x…, name = 'python'`
 const THREAD = /^[ \t]*(?:\*[ \t]*)?thread #(\d+)(?:[:,][ \t]*(.*))?$/s;
@@ -21,12 +22,13 @@ const TRAILING_FLAGS = /(?: \[(?:opt|artificial|inlined)\])+$/;
 export function parseLldbThread(text: string): ThreadInfo | null {
   const m = THREAD.exec(text);
   if (m === null) return null;
-  const rest = (m[2] ?? '').trim();
+  // Kept by the backtrace (name is cut from it): detached from the input chunk.
+  const rest = detach((m[2] ?? '').trim());
   const name = /(?:^|, )name = '(.*?)'(?:, |$)/.exec(rest);
   const tid = /(?:^|, )tid = (?:0x([0-9a-fA-F]+)|(\d+))/.exec(rest);
   return {
     id: Number(m[1]),
-    gdbId: m[1]!,
+    gdbId: detach(m[1]!),
     ptid: null,
     lwp: tid === null ? null : tid[1] !== undefined ? parseInt(tid[1], 16) : Number(tid[2]),
     name: name === null ? null : name[1]!,

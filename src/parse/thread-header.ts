@@ -37,7 +37,7 @@ const USUAL_HEADER = /^Thread (\d+) \(Thread (0x[0-9a-f]+) \(LWP (\d+)\)(?: "([^
 export function parseThreadHeader(line: string, shortcut = true): ThreadInfo | null {
   const usual = shortcut ? USUAL_HEADER.exec(line) : null;
   if (usual !== null) {
-    const gdbId = usual[1]!;
+    const gdbId = detach(usual[1]!);
     const targetId = detach(line.slice(9 + gdbId.length, line.length - 2));
     // ptid and name are cut from the detached target id, so they do not pin the input chunk.
     const name = usual[4];
@@ -56,13 +56,13 @@ export function parseThreadHeader(line: string, shortcut = true): ThreadInfo | n
     const tid = TID_HEADER.exec(line);
     if (tid !== null) {
       const n = Number(tid[1]);
-      return { id: n, gdbId: tid[1]!, ptid: null, lwp: n, name: null, targetId: `LWP ${n}`, extra: null };
+      return { id: n, gdbId: detach(tid[1]!), ptid: null, lwp: n, name: null, targetId: `LWP ${n}`, extra: null };
     }
     const t = TASK_HEADER.exec(line);
     if (t === null) return null;
-    return { id: Number(t[1]), gdbId: t[1]!, ptid: null, lwp: null, name: null, targetId: `Task ID ${t[1]}`, extra: null };
+    return { id: Number(t[1]), gdbId: detach(t[1]!), ptid: null, lwp: null, name: null, targetId: `Task ID ${t[1]}`, extra: null };
   }
-  const gdbId = m[1]!;
+  const gdbId = detach(m[1]!);
   // Kept for the whole run (every Backtrace holds its ThreadInfo): detached from the input chunk.
   const targetId = detach(m[2]!);
   const dot = gdbId.indexOf('.');
