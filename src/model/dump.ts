@@ -113,6 +113,17 @@ export interface Backtrace {
   frames: Frame[];
   gaps: FrameGap[];
   /**
+   * 1-based input lines of this backtrace that are neither its header nor part of a frame or a
+   * local, in input order: `(More stack frames follow...)`, `Backtrace stopped: …`, a pager `Quit`,
+   * `No locals.`, an elided `...` that became a gap, and a header's or row's continuation lines.
+   * With these, every input line is in exactly one place: a header (`startLine` when no frame
+   * starts there), a frame or local (with their continuation lines), an owner hint, a marker line,
+   * or `ignored` — except a line gdb put several records on (a glued `[Switching to thread …]#0`,
+   * frames split out of one line), which each of them names. Absent when there are none, and
+   * emptied with the frames when the parser drops them (keepFrames false).
+   */
+  markerLines?: number[];
+  /**
    * Set when this is not a backtrace of its own but a partial view of a thread, absent otherwise:
    * - `info-threads`: a row of an `info threads` table (only the current frame; `truncated` is
    *   true). Kept only for threads no real backtrace in the input shows.

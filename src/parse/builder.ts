@@ -78,6 +78,8 @@ export class DumpBuilder {
       frames: newList(),
       gaps: newList(),
     };
+    // A header broken by a pager prompt: its second part is a marker line.
+    if (line.extra !== null && line.extra.length > 0) addMarkerExtras(this.cur, line);
     this.lastLevel = -1;
     this.lastWasFrame = false;
   }
@@ -106,6 +108,7 @@ export class DumpBuilder {
     if (prev !== null) {
       if (this.pendingElision !== null) {
         bt.gaps.push({ afterLevel: prev.level, beforeLevel: frame.level, sourceLine: this.pendingElision.line });
+        addMarker(bt, this.pendingElision);
       } else if (frame.level > prev.level + 1) {
         bt.gaps.push({ afterLevel: prev.level, beforeLevel: frame.level, sourceLine: frame.sourceLine });
       }
@@ -152,6 +155,7 @@ export class DumpBuilder {
     const frame = this.lastFrame();
     if (frame === null) return this.ignoreLine(line);
     frame.locals ??= [];
+    addMarker(this.cur!, line);
     this.cur!.endLine = lastLineOf(line);
     this.lastWasFrame = false;
   }
@@ -173,6 +177,7 @@ export class DumpBuilder {
     } else {
       bt.truncated = true;
     }
+    addMarker(bt, line);
     bt.endLine = lastLineOf(line);
     this.lastWasFrame = false;
   }
@@ -249,6 +254,8 @@ export class DumpBuilder {
       gaps: newList(),
       source: 'info-threads',
     };
+    // A row with no frame (`(running)`) has no frame to hold its continuation lines.
+    if (frame === null && line.extra !== null && line.extra.length > 0) addMarkerExtras(bt, line);
     this.rows.push({ bt, line });
   }
 
@@ -293,6 +300,15 @@ export class DumpBuilder {
     // A cut-off last frame (`#3  0x… in jl_safepoin`): the paste ends mid-stack.
     const last = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
     if (last !== null && last.incomplete) bt.truncated = true;
+    const markers = bt.markerLines;
+    if (markers !== undefined) {
+      for (let i = 1; i < markers.length; i++) {
+        if (markers[i]! < markers[i - 1]!) {
+          markers.sort((a, b) => a - b);
+          break;
+        }
+      }
+    }
     this.cur = null;
     this.lastLevel = -1;
     this.lastWasFrame = false;
@@ -327,6 +343,7 @@ export class DumpBuilder {
       // One shared empty array for every dropped list (100,000 backtraces would each hold two).
       bt.frames = NO_FRAMES;
       if (bt.gaps.length === 0) bt.gaps = NO_GAPS;
+      if (bt.markerLines !== undefined) bt.markerLines = NO_LINES;
       // What stays must not pin the input chunk it was sliced from (memory would grow with input).
       // ThreadInfo strings are detached where they are read (thread-header.ts, lines.ts, lldb.ts).
       if (bt.stopReason !== null) bt.stopReason = detach(bt.stopReason);
@@ -413,6 +430,20 @@ function newList<T>(): T[] {
  */
 const NO_FRAMES: Frame[] = Object.freeze([]) as unknown as Frame[];
 const NO_GAPS: Backtrace['gaps'] = Object.freeze([]) as unknown as Backtrace['gaps'];
+const NO_LINES: number[] = Object.freeze([]) as unknown as number[];
+
+/** Records a marker line (a trailer, `No locals.`, an elision) and its continuation lines. */
+function addMarker(bt: Backtrace, line: LogicalLine): void {
+  const markers = (bt.markerLines ??= []);
+  markers.push(line.line);
+  if (line.extra !== null) for (let i = 0; i < line.extra.length; i++) markers.push(line.extra[i]!);
+}
+
+/** Records only the continuation lines of a line whose first line the backtrace already names. */
+function addMarkerExtras(bt: Backtrace, line: LogicalLine): void {
+  const markers = (bt.markerLines ??= []);
+  for (let i = 0; i < line.extra!.length; i++) markers.push(line.extra![i]!);
+}
 
 /**
  * A copy of `s` that shares no memory with the text it was sliced from. V8 keeps a slice's whole

@@ -61,3 +61,69 @@ export function unaccountedLines(dump: Dump): number[] {
   for (let l = 1; l <= dump.stats.lines; l++) if (seen[l] === 0) missing.push(l);
   return missing;
 }
+
+/**
+ * How often each input line is named by the Dump, by exactly one kind of place: `ignored`; a
+ * backtrace's header (its `startLine` when no frame of it starts there); a frame or a local with
+ * their continuation lines; an owner hint (one read from a `bt full` local names that local's
+ * lines, so it is not counted again); a backtrace's `markerLines`. Index 0 and n+1 count names
+ * outside 1..n.
+ */
+export function lineClaims(dump: Dump): Uint32Array {
+  const n = dump.stats.lines;
+  const counts = new Uint32Array(n + 2);
+  const claim = (line: number) => {
+    counts[Number.isInteger(line) && line >= 1 && line <= n ? line : line < 1 ? 0 : n + 1]!++;
+  };
+  for (const i of dump.ignored) claim(i.line);
+  const localLines = new Set<number>();
+  for (const bt of dump.backtraces) {
+    if (!bt.frames.some((f) => f.sourceLine === bt.startLine)) claim(bt.startLine);
+    for (const f of bt.frames) {
+      claim(f.sourceLine);
+      for (const c of f.continuationLines ?? []) claim(c);
+      for (const local of f.locals ?? []) {
+        localLines.add(local.sourceLine);
+        claim(local.sourceLine);
+        for (const c of local.continuationLines ?? []) claim(c);
+      }
+    }
+    for (const m of bt.markerLines ?? []) claim(m);
+  }
+  for (const h of dump.ownerHints) {
+    if (localLines.has(h.sourceLine)) continue;
+    claim(h.sourceLine);
+    for (const c of h.continuationLines ?? []) claim(c);
+  }
+  return counts;
+}
+
+/**
+ * A physical line on which gdb (or a paste) put several records, each of which names the line:
+ * a frame glued after `[Switching to thread …]`, frames glued into an argument (`f (x=#1 g (…`),
+ * a GDB/MI console record holding several lines. Markdown may escape the glue: `\]\#0`.
+ */
+const MULTI_RECORD_LINE = /\\?\]\\?#\d|[=(]#\d+ |^\s*[~@&]".*\\n.*"/;
+
+/**
+ * The exact line accounting of `dump` for `text`: every line 1..stats.lines is named exactly once
+ * (see lineClaims), except lines holding several records, which are named at least once. Returns
+ * the problems found, empty when the partition is exact.
+ */
+export function exactAccountingProblems(dump: Dump, text: string): string[] {
+  const problems: string[] = [];
+  const n = dump.stats.lines;
+  if (n !== countLines(text)) problems.push(`stats.lines ${n} != ${countLines(text)} input lines`);
+  const counts = lineClaims(dump);
+  if (counts[0]! > 0 || counts[n + 1]! > 0) problems.push(`${counts[0]! + counts[n + 1]!} names of lines outside 1..${n}`);
+  const sep = text.includes('\n') ? '\n' : '\r';
+  const raw = text.split(sep);
+  for (let line = 1; line <= n && problems.length < 10; line++) {
+    const c = counts[line]!;
+    if (c === 1) continue;
+    const shown = JSON.stringify((raw[line - 1] ?? '').slice(0, 80));
+    if (c === 0) problems.push(`line ${line} is named nowhere: ${shown}`);
+    else if (!MULTI_RECORD_LINE.test(raw[line - 1] ?? '')) problems.push(`line ${line} is named ${c} times: ${shown}`);
+  }
+  return problems;
+}
