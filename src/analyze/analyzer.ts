@@ -219,7 +219,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     edges,
     unresolved,
     facts,
-    notes,
+    notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
     stats: {
       lines: dump.stats.lines,
@@ -230,6 +230,17 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     },
     dump,
   };
+}
+
+/**
+ * Identical notes once, where the first stood, with how often they were said (a line of glued
+ * `[Switching to thread 5 (…)]#0 …` frames made 15 equal "Thread 5 appears again at line 1" notes).
+ */
+function collapseRepeatedNotes(notes: string[]): string[] {
+  if (new Set(notes).size === notes.length) return notes;
+  const counts = new Map<string, number>();
+  for (const note of notes) counts.set(note, (counts.get(note) ?? 0) + 1);
+  return [...counts].map(([note, n]) => (n === 1 ? note : `${note.endsWith('.') ? note.slice(0, -1) : note} (${n} times).`));
 }
 
 /** `items` by `key(item)` (a loop, not a Map built from pairs: no array per item on 100,000 threads). */
