@@ -39,6 +39,11 @@ export interface AttachRatio {
    * before any waitgraph code runs (and so before gdb can be spawned).
    */
   nodeStartMs: number;
+  /**
+   * Context when the environment sets NODE_EXTRA_CA_CERTS (node reads that file at every start,
+   * before any script): median(attach without it) / median(gdb batch); NaN when it is not set.
+   */
+  ratioWithoutCaCerts: number;
   threads: number;
   runs: number;
   target: number;
@@ -80,7 +85,7 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
   const runs = options.runs ?? 5;
   const target = 1.3;
   const skipped = await liveSkipReason();
-  if (skipped) return { ratio: Number.NaN, cpuRatio: Number.NaN, inProcessRatio: Number.NaN, attachMs: Number.NaN, gdbMs: Number.NaN, nodeStartMs: Number.NaN, threads, runs: 0, target, skipped };
+  if (skipped) return { ratio: Number.NaN, cpuRatio: Number.NaN, inProcessRatio: Number.NaN, attachMs: Number.NaN, gdbMs: Number.NaN, nodeStartMs: Number.NaN, ratioWithoutCaCerts: Number.NaN, threads, runs: 0, target, skipped };
   return withProgram(
     'healthy-sleepers',
     async (p) => {
@@ -88,6 +93,7 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
       const attach: number[] = [];
       const inProcess: number[] = [];
       const nodeStart: number[] = [];
+      const attachWithoutCa: number[] = [];
       const rules = loadRules();
       // As the attach command does: the backtraces parsed and analysed while gdb prints them.
       const prepare = (): LiveAnalyzer => ({
@@ -108,6 +114,9 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
       let gdbTicks = 0;
       let attachTicks = 0;
       const env = { ...process.env, NO_COLOR: '1' };
+      const caCerts = process.env.NODE_EXTRA_CA_CERTS;
+      const envWithoutCa: NodeJS.ProcessEnv = { ...env };
+      delete envWithoutCa.NODE_EXTRA_CA_CERTS;
       // One warm-up of each: the first gdb run pays for reading debug info from disk.
       await run('gdb', gdbCaptureArgs(p.pid), { timeout: 120_000, maxBuffer: 64 << 20 });
       await run(process.execPath, [BIN, 'attach', String(p.pid), '--format', 'json'], { env, timeout: 120_000, maxBuffer: 64 << 20 }).catch(() => undefined);
@@ -119,10 +128,13 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
         attachTicks += await cpuTicks(async () => attach.push(await timed(runAttach)));
         inProcess.push(await timed(() => investigate({ kind: 'pid', pid: p.pid }, { gdbPath: 'gdb', cwd: ROOT, prepare })));
         nodeStart.push(await timed(() => run(process.execPath, ['-e', '0'], { env })));
+        if (caCerts !== undefined && caCerts !== '') {
+          attachWithoutCa.push(await timed(() => run(process.execPath, [BIN, 'attach', String(p.pid), '--format', 'json'], { env: envWithoutCa, timeout: 120_000, maxBuffer: 64 << 20 })));
+        }
       }
       const gdbMs = median(gdb);
       const attachMs = median(attach);
-      return { ratio: attachMs / gdbMs, cpuRatio: attachTicks / gdbTicks, inProcessRatio: median(inProcess) / gdbMs, attachMs, gdbMs, nodeStartMs: median(nodeStart), threads, runs, target, skipped: null };
+      return { ratio: attachMs / gdbMs, cpuRatio: attachTicks / gdbTicks, inProcessRatio: median(inProcess) / gdbMs, attachMs, gdbMs, nodeStartMs: median(nodeStart), ratioWithoutCaCerts: attachWithoutCa.length > 0 ? median(attachWithoutCa) / gdbMs : Number.NaN, threads, runs, target, skipped: null };
     },
     { args: [String(threads)] },
   );

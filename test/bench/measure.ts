@@ -23,6 +23,8 @@ export interface ChildOptions {
   /** Preload the RSS probe (node children only: pass node's own arguments first in `args`). */
   probeRss?: boolean;
   env?: Record<string, string>;
+  /** Variables removed from the child's environment (e.g. NODE_EXTRA_CA_CERTS for the context line). */
+  unsetEnv?: string[];
   timeoutMs?: number;
 }
 
@@ -37,11 +39,10 @@ export function runChild(command: string, args: string[], options: ChildOptions 
   const outFd = typeof options.stdoutFile === 'string' ? openSync(options.stdoutFile, 'w') : null;
   const stdout = outFd !== null ? outFd : options.stdoutFile === null ? 'ignore' : 'pipe';
   return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...(rssFile !== null ? { WAITGRAPH_BENCH_RSS_OUT: rssFile } : {}), ...options.env };
+    for (const name of options.unsetEnv ?? []) delete env[name];
     const start = performance.now();
-    const child = spawn(command, fullArgs, {
-      stdio: ['ignore', stdout, 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...(rssFile !== null ? { WAITGRAPH_BENCH_RSS_OUT: rssFile } : {}), ...options.env },
-    });
+    const child = spawn(command, fullArgs, { stdio: ['ignore', stdout, 'pipe'], env });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout?.on('data', (b: Buffer) => out.push(b));
