@@ -10,7 +10,7 @@
  * `--`). Any doubt means no early start, and the command starts gdb itself as before. The target
  * passes the same checks first (parsePid, /proc, the core's ELF header).
  */
-import { gdbPathFrom } from './gdb-session.js';
+import { gdbIndexCacheFrom, gdbPathFrom } from './gdb-session.js';
 import { parsePid, startLive, type LiveTarget, type StartedAttach } from './investigate.js';
 
 /** The report formats (report/index.ts FORMATS; a test keeps the two lists equal). */
@@ -88,7 +88,7 @@ export function startEarly(argv: readonly string[], env: Readonly<Record<string,
   const plan = earlyPlan(argv);
   if (plan === null || early !== null) return;
   try {
-    early = startLive(plan.target, { gdbPath: gdbPathFrom(env), commandTimeoutMs: plan.commandTimeoutMs, cwd });
+    early = startLive(plan.target, { gdbPath: gdbPathFrom(env), indexCache: gdbIndexCacheFrom(env), commandTimeoutMs: plan.commandTimeoutMs, cwd });
   } catch {
     early = null;
   }

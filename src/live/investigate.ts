@@ -35,6 +35,8 @@ export interface LiveStream {
 
 export interface LiveOptions {
   gdbPath: string;
+  /** gdb's index cache (gdb-session.ts gdbIndexCacheFrom); default off. */
+  indexCache?: boolean;
   /** Limit for one gdb command (attach and the backtrace of a big process can take a while). */
   commandTimeoutMs?: number;
   /**
@@ -106,6 +108,7 @@ export interface StartedAttach {
   key: string;
   gdbPath: string;
   commandTimeoutMs: number;
+  indexCache: boolean;
   session: GdbSession;
   /** The attach (pid); resolved ok for a core, whose failures reject `bt`. */
   attached: Promise<CommandResult>;
@@ -117,6 +120,8 @@ export interface StartedAttach {
 export interface StartOptions {
   gdbPath: string;
   commandTimeoutMs: number;
+  /** gdb's index cache (gdb-session.ts gdbIndexCacheFrom); default off. */
+  indexCache?: boolean;
   /** Working directory for relative core and executable paths. */
   cwd: string;
 }
@@ -148,7 +153,8 @@ function checkTarget(target: LiveTarget, cwd: string): CheckedTarget {
  */
 export function startLive(target: LiveTarget, options: StartOptions): StartedAttach {
   const checked = checkTarget(target, options.cwd);
-  const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs });
+  const indexCache = options.indexCache === true;
+  const session = GdbSession.start({ gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs, indexCache });
   const tap = new LineTap();
   let attached: Promise<CommandResult>;
   let bt: Promise<CommandResult>;
@@ -160,7 +166,7 @@ export function startLive(target: LiveTarget, options: StartOptions): StartedAtt
     bt = openCore(session, checked.core, checked.exe, checked.shown).then(() => session.console('thread apply all bt', { onLine: tap.line }));
   }
   for (const p of [attached, bt]) p.catch(() => undefined);
-  return { key: checked.key, gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs, session, attached, bt, tap };
+  return { key: checked.key, gdbPath: options.gdbPath, commandTimeoutMs: options.commandTimeoutMs, indexCache, session, attached, bt, tap };
 }
 
 /** `4242` → 4242; anything else (signs, spaces, hex, huge numbers) is a usage error. */
@@ -199,12 +205,13 @@ function elfType(path: string): number | null {
 
 export async function investigate(target: LiveTarget, options: LiveOptions): Promise<LiveResult> {
   const commandTimeoutMs = options.commandTimeoutMs ?? 120_000;
-  const start: StartOptions = { gdbPath: options.gdbPath, commandTimeoutMs, cwd: options.cwd };
+  const indexCache = options.indexCache === true;
+  const start: StartOptions = { gdbPath: options.gdbPath, commandTimeoutMs, cwd: options.cwd, indexCache };
   const given = options.started ?? null;
   let started: StartedAttach;
   try {
     const key = checkTarget(target, options.cwd).key;
-    if (given && given.key === key && given.gdbPath === options.gdbPath && given.commandTimeoutMs === commandTimeoutMs) started = given;
+    if (given && given.key === key && given.gdbPath === options.gdbPath && given.commandTimeoutMs === commandTimeoutMs && given.indexCache === indexCache) started = given;
     else {
       // Not this target's gdb: it is not ours to keep.
       if (given) void given.session.close();

@@ -44,6 +44,12 @@ export interface AttachRatio {
    * before any script): median(attach without it) / median(gdb batch); NaN when it is not set.
    */
   ratioWithoutCaCerts: number;
+  /**
+   * Context: median(attach with WAITGRAPH_GDB_INDEX_CACHE=off) / median(gdb batch). waitgraph runs
+   * gdb with gdb's index cache on (src/live/gdb-session.ts gdbIndexCacheFrom); a user's plain gdb
+   * has it off, which is what the baseline runs.
+   */
+  ratioWithoutIndexCache: number;
   threads: number;
   runs: number;
   target: number;
@@ -85,7 +91,7 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
   const runs = options.runs ?? 5;
   const target = 1.3;
   const skipped = await liveSkipReason();
-  if (skipped) return { ratio: Number.NaN, cpuRatio: Number.NaN, inProcessRatio: Number.NaN, attachMs: Number.NaN, gdbMs: Number.NaN, nodeStartMs: Number.NaN, ratioWithoutCaCerts: Number.NaN, threads, runs: 0, target, skipped };
+  if (skipped) return { ratio: Number.NaN, cpuRatio: Number.NaN, inProcessRatio: Number.NaN, attachMs: Number.NaN, gdbMs: Number.NaN, nodeStartMs: Number.NaN, ratioWithoutCaCerts: Number.NaN, ratioWithoutIndexCache: Number.NaN, threads, runs: 0, target, skipped };
   return withProgram(
     'healthy-sleepers',
     async (p) => {
@@ -94,6 +100,7 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
       const inProcess: number[] = [];
       const nodeStart: number[] = [];
       const attachWithoutCa: number[] = [];
+      const attachWithoutIndexCache: number[] = [];
       const rules = loadRules();
       // As the attach command does: the backtraces parsed and analysed while gdb prints them.
       const prepare = (): LiveAnalyzer => ({
@@ -128,13 +135,16 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
         attachTicks += await cpuTicks(async () => attach.push(await timed(runAttach)));
         inProcess.push(await timed(() => investigate({ kind: 'pid', pid: p.pid }, { gdbPath: 'gdb', cwd: ROOT, prepare })));
         nodeStart.push(await timed(() => run(process.execPath, ['-e', '0'], { env })));
+        attachWithoutIndexCache.push(
+          await timed(() => run(process.execPath, [BIN, 'attach', String(p.pid), '--format', 'json'], { env: { ...env, WAITGRAPH_GDB_INDEX_CACHE: 'off' }, timeout: 120_000, maxBuffer: 64 << 20 })),
+        );
         if (caCerts !== undefined && caCerts !== '') {
           attachWithoutCa.push(await timed(() => run(process.execPath, [BIN, 'attach', String(p.pid), '--format', 'json'], { env: envWithoutCa, timeout: 120_000, maxBuffer: 64 << 20 })));
         }
       }
       const gdbMs = median(gdb);
       const attachMs = median(attach);
-      return { ratio: attachMs / gdbMs, cpuRatio: attachTicks / gdbTicks, inProcessRatio: median(inProcess) / gdbMs, attachMs, gdbMs, nodeStartMs: median(nodeStart), ratioWithoutCaCerts: attachWithoutCa.length > 0 ? median(attachWithoutCa) / gdbMs : Number.NaN, threads, runs, target, skipped: null };
+      return { ratio: attachMs / gdbMs, cpuRatio: attachTicks / gdbTicks, inProcessRatio: median(inProcess) / gdbMs, attachMs, gdbMs, nodeStartMs: median(nodeStart), ratioWithoutCaCerts: attachWithoutCa.length > 0 ? median(attachWithoutCa) / gdbMs : Number.NaN, ratioWithoutIndexCache: median(attachWithoutIndexCache) / gdbMs, threads, runs, target, skipped: null };
     },
     { args: [String(threads)] },
   );

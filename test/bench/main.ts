@@ -175,6 +175,7 @@ interface AttachResult {
   threads?: number;
   runs?: number;
   ratioWithoutCaCerts?: number;
+  ratioWithoutIndexCache?: number;
   skipped?: string | null;
 }
 
@@ -208,6 +209,9 @@ async function attachFigure(): Promise<void> {
   if (result.attachMs !== undefined && result.gdbMs !== undefined) parts.push(`${ms(result.attachMs)} vs ${ms(result.gdbMs)}`);
   if (result.cpuRatio !== undefined && Number.isFinite(result.cpuRatio)) parts.push(`CPU-time ratio ${result.cpuRatio.toFixed(2)}`);
   if (result.runs !== undefined) parts.push(`median of ${result.runs}`);
+  if (result.ratioWithoutIndexCache !== undefined && Number.isFinite(result.ratioWithoutIndexCache)) {
+    parts.push(`gdb index cache on (warm; gdb's own run has it off): ${result.ratioWithoutIndexCache.toFixed(2)} with WAITGRAPH_GDB_INDEX_CACHE=off`);
+  }
   if (result.ratioWithoutCaCerts !== undefined && Number.isFinite(result.ratioWithoutCaCerts)) {
     parts.push(`context: ${result.ratioWithoutCaCerts.toFixed(2)} with NODE_EXTRA_CA_CERTS unset`);
   }

@@ -17,7 +17,7 @@ import { loadBuiltinRules } from '../../rules/builtin.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import type { Analysis, OwnerFact } from '../../model/analysis.js';
 import type { Dump } from '../../model/dump.js';
-import { gdbPathFrom } from '../../live/gdb-session.js';
+import { gdbIndexCacheFrom, gdbPathFrom } from '../../live/gdb-session.js';
 import { investigate, parsePid, type LiveAnalyzer, type LiveTarget } from '../../live/investigate.js';
 import { claimEarlyAttach } from '../../live/early.js';
 
@@ -68,6 +68,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
   const result = await investigate(target, {
     gdbPath: gdbPathFrom(io.env),
+    indexCache: gdbIndexCacheFrom(io.env),
     prepare,
     commandTimeoutMs: Number(options.timeout) * 1000,
     cwd: io.cwd,
