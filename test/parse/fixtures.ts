@@ -2,6 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dump } from '../../src/model/dump.js';
+import { cleanLine } from '../../src/parse/normalize.js';
 import { FIXTURES, FOUNDING } from '../helpers/paths.js';
 
 export const SHAPES_DIR = join(FIXTURES, 'parse', 'shapes');
@@ -123,7 +124,8 @@ export function exactAccountingProblems(dump: Dump, text: string): string[] {
     if (c === 1) continue;
     const shown = JSON.stringify((raw[line - 1] ?? '').slice(0, 80));
     if (c === 0) problems.push(`line ${line} is named nowhere: ${shown}`);
-    else if (!MULTI_RECORD_LINE.test(raw[line - 1] ?? '')) problems.push(`line ${line} is named ${c} times: ${shown}`);
+    // Tested on the line as the parser reads it (colour and hyperlink escapes gone), where the glue is seen.
+    else if (!MULTI_RECORD_LINE.test(cleanLine(raw[line - 1] ?? '', false).text)) problems.push(`line ${line} is named ${c} times: ${shown}`);
   }
   return problems;
 }

@@ -23,6 +23,7 @@ import { renderSvg } from '../../src/report/svg.js';
 import { renderSarif } from '../../src/report/sarif.js';
 import { loadRules } from '../../src/rules/index.js';
 import { firstControl } from './hostile.js';
+import { exactAccountingProblems } from '../parse/fixtures.js';
 import { prng } from '../helpers/prng.js';
 export { prng };
 
@@ -105,6 +106,9 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
     const dump = parseDump(text);
     const problem = accountingProblem(dump, expectedLineCount(text));
     if (problem !== null) return `accounting: ${problem}`;
+    // Exact: every input line named exactly once (frames, headers, marker lines or ignored).
+    const exact = exactAccountingProblems(dump, text);
+    if (exact.length > 0) return `exact accounting: ${exact[0]}${exact.length > 1 ? ` (+${exact.length - 1} more)` : ''}`;
     if (options.chunkSeed !== undefined) {
       stage = 'chunked parse';
       const chunked = parseInChunks(text, options.chunkSeed);
