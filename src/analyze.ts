@@ -5,6 +5,7 @@
  * `openOwnerQueries()` for live mode.
  */
 import type { Analysis } from './model/analysis.js';
+import type { Dump } from './model/dump.js';
 import { parseDumpStream, DumpParser } from './parse/index.js';
 import { createAnalyzer, type AnalyzeOptions } from './analyze/analyzer.js';
 
@@ -16,12 +17,33 @@ export interface StreamOptions extends AnalyzeOptions {
   keepFrames?: boolean;
 }
 
-/** Parses and analyses gdb text in one pass. Never throws on odd input. */
-export function analyzeText(text: string, options: StreamOptions = {}): Analysis {
+/** Text pushed in as it arrives, the dump and its analysis at the end. */
+export interface AnalysisSink {
+  push(chunk: string): void;
+  end(): { dump: Dump; analysis: Analysis };
+}
+
+/**
+ * Parses and analyses text pushed in pieces (e.g. while gdb prints it), backtrace by backtrace;
+ * `end()` gives what analyzeText would give for the whole text.
+ */
+export function createAnalysisSink(options: StreamOptions = {}): AnalysisSink {
   const analyzer = createAnalyzer(options);
   const parser = new DumpParser({ onBacktrace: (bt, i) => analyzer.addBacktrace(bt, i), keepFrames: options.keepFrames ?? true });
-  parser.push(text);
-  return analyzer.finish(parser.end());
+  return {
+    push: (chunk) => parser.push(chunk),
+    end: () => {
+      const dump = parser.end();
+      return { dump, analysis: analyzer.finish(dump) };
+    },
+  };
+}
+
+/** Parses and analyses gdb text in one pass. Never throws on odd input. */
+export function analyzeText(text: string, options: StreamOptions = {}): Analysis {
+  const sink = createAnalysisSink(options);
+  sink.push(text);
+  return sink.end().analysis;
 }
 
 /** Like analyzeText for a stream of chunks (stdin, a file read in pieces). */

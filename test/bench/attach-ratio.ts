@@ -9,11 +9,11 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { BIN, ROOT } from '../helpers/paths.js';
-import { analyze, createAnalyzer } from '../../src/analyze.js';
+import { analyze, createAnalysisSink } from '../../src/analyze.js';
 import { investigate, type LiveAnalyzer } from '../../src/live/investigate.js';
 import type { OwnerFact } from '../../src/model/analysis.js';
 import type { Dump } from '../../src/model/dump.js';
-import { DumpParser, parseDump } from '../../src/parse/index.js';
+import { parseDump } from '../../src/parse/index.js';
 import { loadRules } from '../../src/rules/load.js';
 import { gdbCaptureArgs, liveSkipReason, withProgram } from '../live/harness.js';
 
@@ -106,17 +106,7 @@ export async function measureAttachRatio(options: { threads?: number; runs?: num
       const prepare = (): LiveAnalyzer => ({
         parse: parseDump,
         analyze: (dump: Dump, facts: OwnerFact[]) => analyze(dump, { rules, facts }),
-        stream: () => {
-          const analyzer = createAnalyzer({ rules });
-          const parser = new DumpParser({ onBacktrace: (bt, i) => analyzer.addBacktrace(bt, i), keepFrames: true });
-          return {
-            push: (chunk: string) => parser.push(chunk),
-            end: () => {
-              const dump = parser.end();
-              return { dump, analysis: analyzer.finish(dump) };
-            },
-          };
-        },
+        stream: () => createAnalysisSink({ rules }),
       });
       let gdbTicks = 0;
       let attachTicks = 0;

@@ -10,8 +10,8 @@ import type { CliIO } from '../io.js';
 import type { ExitSink } from '../program.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
-import { analyze, createAnalyzer } from '../../analyze.js';
-import { DumpParser, parseDump } from '../../parse/index.js';
+import { analyze, createAnalysisSink } from '../../analyze.js';
+import { parseDump } from '../../parse/index.js';
 import { backtraceParser } from '../../parse/grammar.js';
 import { loadBuiltinRules } from '../../rules/builtin.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
@@ -51,17 +51,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
       parse: parseDump,
       analyze: (dump: Dump, facts: OwnerFact[]): Analysis => analyze(dump, { rules, facts }),
       // The same parse and analysis, backtrace by backtrace while gdb prints (as analyzeText does).
-      stream: () => {
-        const analyzer = createAnalyzer({ rules });
-        const parser = new DumpParser({ onBacktrace: (bt, i) => analyzer.addBacktrace(bt, i), keepFrames: true });
-        return {
-          push: (chunk: string) => parser.push(chunk),
-          end: () => {
-            const dump = parser.end();
-            return { dump, analysis: analyzer.finish(dump) };
-          },
-        };
-      },
+      stream: () => createAnalysisSink({ rules }),
     };
   };
   const format = options.format;
