@@ -134,7 +134,7 @@ function readPc(s: string, from: number, result: FrameBody): number {
     if (i === from + 2) return from;
     pc = s.slice(from, i);
     if (upper) pc = pc.toLowerCase();
-  } else if (s.startsWith('<unavailable>', i)) {
+  } else if (s.charCodeAt(i) === 60 /* < */ && s.startsWith('<unavailable>', i)) {
     i += '<unavailable>'.length;
     pc = '<unavailable>';
   } else {
@@ -366,7 +366,7 @@ function argEquals(s: string, i: number): number {
     if (c === 95 || c === 36 || c === 35 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) j++;
     else break;
   }
-  if (c === 64 /* @ */ && s.startsWith('@entry', j)) j += 6;
+  if (c === 64 /* @ */ && isEntry(s, j)) j += 6;
   return j < n && s.charCodeAt(j) === 61 /* = */ ? j : -1;
 }
 
@@ -437,7 +437,7 @@ function splitPlainArgs(text: string, args: FrameArg[]): FrameArg[] {
 /** The argument in `text[from, end)` whose name ends at the `=` at `eq` (-1: no name). */
 function makeArg(text: string, from: number, eq: number, end: number): FrameArg {
   if (eq < 0) return { name: '', value: text.slice(from, end) };
-  if (eq - from > 6 && text.charCodeAt(eq - 6) === 64 /* @ */ && text.startsWith('@entry', eq - 6)) {
+  if (eq - from > 6 && isEntry(text, eq - 6)) {
     return { name: text.slice(from, eq - 6), value: text.slice(eq + 1, end), entry: 'only' };
   }
   const name = text.slice(from, eq);
@@ -452,13 +452,18 @@ function makeArg(text: string, from: number, eq: number, end: number): FrameArg 
 // `text.startsWith('@entry=', at)` and `text.startsWith(name, eq + 1)` by char codes: half the
 // arguments of the bench dump are `NAME=NAME@entry=VALUE`, and the two builtin calls were ~5 ms.
 function isEntryEqual(s: string, at: number): boolean {
+  return isEntry(s, at) && s.charCodeAt(at + 6) === 61 /* = */;
+}
+
+/** `s.startsWith('@entry', at)` by char codes (argEquals meets it in every `NAME@entry=` argument). */
+function isEntry(s: string, at: number): boolean {
   return (
+    s.charCodeAt(at) === 64 /* @ */ &&
     s.charCodeAt(at + 1) === 101 /* e */ &&
     s.charCodeAt(at + 2) === 110 /* n */ &&
     s.charCodeAt(at + 3) === 116 /* t */ &&
     s.charCodeAt(at + 4) === 114 /* r */ &&
-    s.charCodeAt(at + 5) === 121 /* y */ &&
-    s.charCodeAt(at + 6) === 61 /* = */
+    s.charCodeAt(at + 5) === 121 /* y */
   );
 }
 
