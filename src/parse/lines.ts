@@ -174,18 +174,23 @@ function frameBodyStart(text: string, hash: number): number {
   return j;
 }
 
-/** Classifies one normalised physical line. */
-export function classify(text: string, line: number): LogicalLine {
+/**
+ * Classifies one normalised physical line. `frameBody`: where the body of a `#N  ` frame line
+ * starts when the caller already found it (LineReader.tryJoin tests every line after a frame) and
+ * `level` its level; -1 otherwise.
+ */
+export function classify(text: string, line: number, frameBody = -1, level = 0): LogicalLine {
   let i = 0;
   const n = text.length;
   while (i < n && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
   if (i === n) return emptyLine(Kind.Blank, text, line);
   const c = text.charCodeAt(i);
   if (c === 35 /* # */) {
-    const body = frameBodyStart(text, i);
+    const known = frameBody > 0;
+    const body = known ? frameBody : frameBodyStart(text, i);
     if (body > 0) {
       const ll = emptyLine(Kind.Frame, text, line);
-      ll.level = frameLevel;
+      ll.level = known ? level : frameLevel;
       ll.frame = scanFrameBody(text, body, ll);
       return ll;
     }
@@ -391,6 +396,12 @@ export class LineReader {
   private cur: LogicalLine | null = null;
   /** Length of the last physical line added to `cur` (terminal hard-wrap detection). */
   private curLastLength = 0;
+  /**
+   * Set by tryJoin when the line it was offered is a frame line: where its body starts (-1
+   * otherwise) and its level, for classify.
+   */
+  private nextFrameBody = -1;
+  private nextFrameLevel = 0;
   /** Mid-line frame splits made in the current physical line (capped: MAX_MIDLINE_SPLITS). */
   private midlineSplits = 0;
   /** Limits applied, as sentences for the report (Dump.capped); at most MAX_CAP_NOTES kept. */
@@ -541,12 +552,13 @@ export class LineReader {
       }
     }
     const cur = this.cur;
+    this.nextFrameBody = -1;
     if (cur !== null && this.tryJoin(cur, text, line, extra)) return;
     if (cur !== null) {
       this.cur = null;
       this.emit(cur);
     }
-    const ll = classify(text, line);
+    const ll = classify(text, line, this.nextFrameBody, this.nextFrameLevel);
     if (ll.kind === Kind.Frame && !ll.noJoin && ll.frame!.incomplete && text.includes('#', 1)) {
       const split = this.midlineSplits < MAX_MIDLINE_SPLITS ? midlineFrame(text) : -1;
       if (this.midlineSplits === MAX_MIDLINE_SPLITS && midlineFrame(text) > 0) {
@@ -611,7 +623,15 @@ export class LineReader {
       while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
       if (i === text.length) return false;
       const t = i === 0 ? text : text.slice(i);
-      if (t.charCodeAt(0) === 35 && frameBodyStart(t, 0) > 0) return false; // FRAME_START, without a regex
+      if (t.charCodeAt(0) === 35) {
+        // FRAME_START, without a regex; classify reuses the answer.
+        const body = frameBodyStart(t, 0);
+        if (body > 0) {
+          this.nextFrameBody = i + body;
+          this.nextFrameLevel = frameLevel;
+          return false;
+        }
+      }
       if (frame.incomplete && cur.extra?.length === MAX_FRAME_LINES) {
         this.cap(`The frame at line ${cur.line} is wrapped over more than ${MAX_FRAME_LINES} lines; it is read as cut there, and the lines after it on their own.`);
       }
