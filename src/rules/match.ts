@@ -448,6 +448,8 @@ export interface StackMemo {
   process: number[];
   /** matchBacktrace's answer, once it is known to capture no argument (frozen), else null. */
   hits: RuleHit[] | null;
+  /** Left to the analysis (analyze/summary.ts): what it last made of a stack of this fingerprint; null until then. */
+  summary: unknown;
   next: StackMemo | null;
 }
 
@@ -681,6 +683,7 @@ function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' |
     positions: matchPositions(rules, stack, nb),
     process: processConditionsMet(rules, stack, nb),
     hits: null,
+    summary: null,
     next: m.table.get(h) ?? null,
   };
   m.table.set(h, entry);
