@@ -307,7 +307,7 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
   const memo = prepared.memo !== undefined && prepared.memo.rules === rules ? prepared.memo : null;
   if (memo !== null && memo.summary !== null && fitsMemoShape(memo.summary as MemoShape, bt)) {
     // The shape does not depend on captured values: hits that capture are read for those alone.
-    const captures = memo.hits !== null ? null : keptCaptures(keptAlternatives(matchBacktrace(rules, prepared)));
+    const captures = memo.hits !== null ? null : capturesOfKept(matchBacktrace(rules, prepared));
     return new Summary(bt, index, (memo.summary as MemoShape).shape, captures);
   }
   const data: Slot[] = [];
@@ -362,6 +362,28 @@ function keptAlternatives(matched: readonly RuleHit[]): HitAlternative[][] {
     const always = hit.alternatives.findIndex((alt) => alt.pendingProcess.length === 0);
     return always < 0 ? hit.alternatives : hit.alternatives.slice(0, always + 1);
   });
+}
+
+/** keptCaptures(keptAlternatives(matched)) without the lists between them. */
+function capturesOfKept(matched: readonly RuleHit[]): Array<Record<string, ParsedArgValue>> | null {
+  let captures: Array<Record<string, ParsedArgValue>> | null = null;
+  let k = 0;
+  for (let h = 0; h < matched.length; h++) {
+    const alternatives = (matched[h] as RuleHit).alternatives;
+    for (let i = 0; i < alternatives.length; i++) {
+      const alt = alternatives[i] as HitAlternative;
+      const values = keepCaptures(alt.captures);
+      if (values !== NO_CAPTURES) {
+        captures ??= [];
+        while (captures.length < k) captures.push(NO_CAPTURES);
+        captures.push(values);
+      }
+      k++;
+      // The first alternative with nothing pending is the last one kept (keptAlternatives).
+      if (alt.pendingProcess.length === 0) break;
+    }
+  }
+  return captures;
 }
 
 /** The captured values of the kept alternatives, in order (NO_CAPTURES for those that capture nothing); null when none captures. */
