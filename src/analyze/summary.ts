@@ -6,7 +6,7 @@
  */
 import type { FrameRef } from '../model/analysis.js';
 import type { Backtrace, Frame, ThreadInfo } from '../model/dump.js';
-import { matchBacktrace, prepareStack, type PreparedStack } from '../rules/match.js';
+import { matchBacktrace, prepareStack, type HitAlternative, type PreparedStack, type RuleHit } from '../rules/match.js';
 import type { ParsedArgValue } from '../rules/normalize.js';
 import type { LoadedRules } from '../rules/types.js';
 import { keep } from './keep.js';
@@ -274,9 +274,44 @@ class Summary implements BacktraceSummary {
   }
 }
 
+/**
+ * What a fingerprint memo entry (rules/match.ts, `StackMemo.summary`) remembers of the last stack
+ * summarised under it: its pooled shape and the frame index of each of the shape's site slots.
+ * The memo fixes which rules hit, at which frames, with which pending conditions; the shape then
+ * depends on nothing but the frame data of those slots and the levels of the top frames.
+ */
+interface MemoShape {
+  shape: Shape;
+  slotFrames: number[];
+}
+
+/** True when `bt` would give `memo.shape` again: its site frames and top levels are the same. */
+function fitsMemoShape(memo: MemoShape, bt: Backtrace): boolean {
+  const frames = bt.frames;
+  const data = memo.shape.data;
+  const slotFrames = memo.slotFrames;
+  for (let k = 0, at = 0; k < slotFrames.length; k++, at += 5) {
+    const frame = frames[slotFrames[k] as number] as Frame;
+    if (data[at] !== frame.level || data[at + 1] !== frame.function || data[at + 2] !== frame.file || data[at + 3] !== frame.line || data[at + 4] !== frame.sourceLine - bt.startLine) return false;
+  }
+  const top = memo.shape.top;
+  for (let i = 0; i < top.length; i++) if ((top[i] as TopFrames[number]).level !== (frames[i] as Frame).level) return false;
+  return true;
+}
+
 export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: number, stack?: PreparedStack): BacktraceSummary {
   const prepared = stack ?? prepareStack(bt, rules.primitives);
+  // A stack of a fingerprint seen before: most backtraces of a big dump. When its site frames and
+  // top levels match the last one's, so does its whole shape (the pooled one the search below
+  // would find), and only the Summary (and the captured values, if any) is new.
+  const memo = prepared.memo !== undefined && prepared.memo.rules === rules ? prepared.memo : null;
+  if (memo !== null && memo.summary !== null && fitsMemoShape(memo.summary as MemoShape, bt)) {
+    // The shape does not depend on captured values: hits that capture are read for those alone.
+    const captures = memo.hits !== null ? null : capturesOfKept(matchBacktrace(rules, prepared));
+    return new Summary(bt, index, (memo.summary as MemoShape).shape, captures);
+  }
   const data: Slot[] = [];
+  const slotFrames: number[] = [];
   // The slot of each frame sites point at, whichever hits share it.
   const slots = new Map<number, number>();
   const slotOf = (frameIndex: number): number => {
@@ -288,35 +323,21 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     // keep() detaches the strings from the input text: summaries outlive their backtrace.
     data.push(frame.level, keep(frame.function), keep(frame.file), frame.line, frame.sourceLine - bt.startLine);
     slots.set(frameIndex, at);
+    slotFrames.push(frameIndex);
     return at;
   };
   const acquireAt = slotOf(prepared.acquireIndex);
   const matched = matchBacktrace(rules, prepared);
-  // settleRules takes the first alternative whose pending conditions all hold: one with none
-  // pending always does, so the alternatives after it can never be taken and are not kept.
-  const kept = matched.map((hit) => {
-    const always = hit.alternatives.findIndex((alt) => alt.pendingProcess.length === 0);
-    return always < 0 ? hit.alternatives : hit.alternatives.slice(0, always + 1);
-  });
+  const kept = keptAlternatives(matched);
   const sites = kept.map((alternatives) => alternatives.map((alt) => slotOf(alt.siteIndex)));
   const hitsAt = data.length;
-  let captures: Array<Record<string, ParsedArgValue>> | null = null;
-  let k = 0;
   matched.forEach((hit, h) => {
     const alternatives = kept[h] as typeof hit.alternatives;
     data.push(hit.ruleId, alternatives.length);
-    alternatives.forEach((alt, i) => {
-      data.push((sites[h] as number[])[i] as number, alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess);
-      const values = keepCaptures(alt.captures);
-      if (values !== NO_CAPTURES) {
-        captures ??= [];
-        while (captures.length < k) captures.push(NO_CAPTURES);
-        captures.push(values);
-      }
-      k++;
-    });
+    alternatives.forEach((alt, i) => data.push((sites[h] as number[])[i] as number, alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess));
   });
-  const shape = sharedShape({
+  const captures = keptCaptures(kept);
+  const made: Shape = {
     frameCount: bt.frames.length,
     blocked: prepared.blocked,
     top: sharedTop(bt.frames, prepared.names),
@@ -324,8 +345,63 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     acquireAt,
     hitsAt,
     data,
-  });
+  };
+  const shape = sharedShape(made);
+  // Remembered only when pooled (sharedShape gave another object than `made`), so the fast path
+  // above returns what this would.
+  if (memo !== null && shape !== made) memo.summary = { shape, slotFrames } satisfies MemoShape;
   return new Summary(bt, index, shape, captures);
+}
+
+/**
+ * settleRules takes the first alternative whose pending conditions all hold: one with none
+ * pending always does, so the alternatives after it can never be taken and are not kept.
+ */
+function keptAlternatives(matched: readonly RuleHit[]): HitAlternative[][] {
+  return matched.map((hit) => {
+    const always = hit.alternatives.findIndex((alt) => alt.pendingProcess.length === 0);
+    return always < 0 ? hit.alternatives : hit.alternatives.slice(0, always + 1);
+  });
+}
+
+/** keptCaptures(keptAlternatives(matched)) without the lists between them. */
+function capturesOfKept(matched: readonly RuleHit[]): Array<Record<string, ParsedArgValue>> | null {
+  let captures: Array<Record<string, ParsedArgValue>> | null = null;
+  let k = 0;
+  for (let h = 0; h < matched.length; h++) {
+    const alternatives = (matched[h] as RuleHit).alternatives;
+    for (let i = 0; i < alternatives.length; i++) {
+      const alt = alternatives[i] as HitAlternative;
+      const values = keepCaptures(alt.captures);
+      if (values !== NO_CAPTURES) {
+        captures ??= [];
+        while (captures.length < k) captures.push(NO_CAPTURES);
+        captures.push(values);
+      }
+      k++;
+      // The first alternative with nothing pending is the last one kept (keptAlternatives).
+      if (alt.pendingProcess.length === 0) break;
+    }
+  }
+  return captures;
+}
+
+/** The captured values of the kept alternatives, in order (NO_CAPTURES for those that capture nothing); null when none captures. */
+function keptCaptures(kept: readonly HitAlternative[][]): Array<Record<string, ParsedArgValue>> | null {
+  let captures: Array<Record<string, ParsedArgValue>> | null = null;
+  let k = 0;
+  for (const alternatives of kept) {
+    for (const alt of alternatives) {
+      const values = keepCaptures(alt.captures);
+      if (values !== NO_CAPTURES) {
+        captures ??= [];
+        while (captures.length < k) captures.push(NO_CAPTURES);
+        captures.push(values);
+      }
+      k++;
+    }
+  }
+  return captures;
 }
 
 /** Captured argument values, detached from the input text (they live as long as the analysis). */

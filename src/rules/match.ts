@@ -172,13 +172,20 @@ function buildHit(found: RulePositions, stack: PreparedStack): RuleHit {
   for (const { shape, positions } of found.alts) {
     const alt = shapeAlternative(shape, positions, stack);
     const useBaseSite = rule.base.frames.length > 0 && !shape.frames.some((f) => f.site);
+    // Without base captures or base conditions the merged values are the alternative's own (a
+    // fresh object, and the rule's own processHas list, as the base alternative's already is).
     alternatives.push({
       siteIndex: useBaseSite ? base.siteIndex : alt.siteIndex,
-      captures: { ...alt.captures, ...base.captures },
-      pendingProcess: [...base.pendingProcess, ...alt.pendingProcess],
+      captures: isEmpty(base.captures) ? alt.captures : { ...alt.captures, ...base.captures },
+      pendingProcess: base.pendingProcess.length === 0 ? alt.pendingProcess : [...base.pendingProcess, ...alt.pendingProcess],
     });
   }
   return { ruleId: rule.id, alternatives };
+}
+
+function isEmpty(record: Record<string, unknown>): boolean {
+  for (const _ in record) return false;
+  return true;
 }
 
 export function matchThreadRule(rule: ThreadRule, stack: PreparedStack): RuleHit | null {
@@ -448,6 +455,8 @@ export interface StackMemo {
   process: number[];
   /** matchBacktrace's answer, once it is known to capture no argument (frozen), else null. */
   hits: RuleHit[] | null;
+  /** Left to the analysis (analyze/summary.ts): what it last made of a stack of this fingerprint; null until then. */
+  summary: unknown;
   next: StackMemo | null;
 }
 
@@ -681,6 +690,7 @@ function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' |
     positions: matchPositions(rules, stack, nb),
     process: processConditionsMet(rules, stack, nb),
     hits: null,
+    summary: null,
     next: m.table.get(h) ?? null,
   };
   m.table.set(h, entry);

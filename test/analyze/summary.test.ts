@@ -12,7 +12,7 @@ import type { FrameRef } from '../../src/model/analysis.js';
 import type { Backtrace, Frame } from '../../src/model/dump.js';
 import { DumpParser, parseDump } from '../../src/parse/index.js';
 import { loadBuiltinRules } from '../../src/rules/builtin.js';
-import { matchBacktrace, prepareStack } from '../../src/rules/match.js';
+import { matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
 import { MERGE_FRAMES, summarizeBacktrace } from '../../src/analyze/summary.js';
 import { FIXTURES, FOUNDING } from '../helpers/paths.js';
 import { renderDump } from '../bench/generate.js';
@@ -26,10 +26,25 @@ function inputs(): string[] {
   return [FOUNDING, ...readdirSync(dir).filter((n) => n.endsWith('.txt')).sort().map((n) => join(dir, n))];
 }
 
+type Summarize = (bt: Backtrace, i: number) => ReturnType<typeof summarizeBacktrace>;
+const direct: Summarize = (bt, i) => summarizeBacktrace(rules, bt, i);
+
+/**
+ * Summaries as the analyzer makes them (stacks from the fingerprint memo); `reused` counts the
+ * backtraces whose fingerprint already had a remembered shape to try.
+ */
+function memoised(counts: { reused: number }): Summarize {
+  return (bt, i) => {
+    const stack = prepareStackFor(rules, bt);
+    if (stack.memo !== undefined && stack.memo.summary !== null) counts.reused++;
+    return summarizeBacktrace(rules, bt, i, stack);
+  };
+}
+
 /** Checks every backtrace's summary against the rules run on its frames; counts what it checked. */
-function checkSummaries(dump: ReturnType<typeof parseDump>, where: string, counts: { hits: number; captures: number }): void {
+function checkSummaries(dump: ReturnType<typeof parseDump>, where: string, counts: { hits: number; captures: number }, summarize: Summarize = direct): void {
   dump.backtraces.forEach((bt: Backtrace, i: number) => {
-    const s = summarizeBacktrace(rules, bt, i);
+    const s = summarize(bt, i);
     const stack = prepareStack(bt, rules.primitives);
     const expected = matchBacktrace(rules, stack).map((hit) => {
       // Alternatives after the first with nothing pending can never be taken: not kept.
@@ -75,6 +90,46 @@ test('summary: threads of one shape share it, and still read back their own line
   const counts = { hits: 0, captures: 0 };
   checkSummaries(parseDump(renderDump({ threads: 600, frames: 24, seed: 11 }).text), 'generated dump', counts);
   assert.ok(counts.hits > 500 && counts.captures > 100, JSON.stringify(counts));
+});
+
+test('summary: through the fingerprint memo (a shape remembered per stack) the summaries read back the same', () => {
+  const counts = { hits: 0, captures: 0 };
+  const reuse = { reused: 0 };
+  for (const file of inputs()) checkSummaries(parseDump(readFileSync(file, 'utf8')), file, counts, memoised(reuse));
+  checkSummaries(parseDump(renderDump({ threads: 600, frames: 24, seed: 11 }).text), 'generated dump', counts, memoised(reuse));
+  assert.ok(counts.hits > 500 && counts.captures > 100 && reuse.reused > 150, JSON.stringify({ ...counts, ...reuse }));
+});
+
+test('summary: a stack of a known fingerprint whose site frames differ (line, level, file) gets its own shape', () => {
+  // One fingerprint (same names, same conditions met), but the site of glibc.mutex.wait and the
+  // acquire site move: a remembered shape must not be handed to these threads.
+  const thread = (n: number, mutex: string, lockLine: string, workerAt: string, firstLevel: number): string =>
+    [
+      `Thread ${n} (Thread 0x7f00000000${n}0 (LWP ${100 + n}) "w${n}"):`,
+      `#${firstLevel}  futex_wait (private=0, expected=2, futex_word=${mutex}) at ../sysdeps/nptl/futex-internal.h:146`,
+      `#${firstLevel + 1}  __GI___lll_lock_wait (futex=${mutex}, private=0) at ./nptl/lowlevellock.c:49`,
+      `#${firstLevel + 2}  0x00007f3c2e898002 in lll_mutex_lock_optimized (mutex=${mutex}) at ./nptl/pthread_mutex_lock.c:48`,
+      `#${firstLevel + 3}  ___pthread_mutex_lock (mutex=${mutex}) at ${lockLine}`,
+      `#${firstLevel + 4}  0x000055d0c8a01234 in worker (arg=0x0) at ${workerAt}`,
+      `#${firstLevel + 5}  0x00007f3c2e894ac3 in start_thread (arg=<optimized out>) at ./nptl/pthread_create.c:442`,
+      '',
+    ].join('\n');
+  const text = [
+    thread(2, '0x55d0c9556558', './nptl/pthread_mutex_lock.c:93', 'app.c:10', 0),
+    thread(3, '0x55d0c9556560', './nptl/pthread_mutex_lock.c:93', 'app.c:10', 0),
+    thread(4, '0x55d0c9556568', './nptl/pthread_mutex_lock.c:94', 'app.c:10', 0),
+    thread(5, '0x55d0c9556570', './nptl/pthread_mutex_lock.c:93', 'app.c:11', 0),
+    thread(6, '0x55d0c9556578', './nptl/pthread_mutex_lock.c:93', 'other.c:10', 0),
+    thread(7, '0x55d0c9556580', './nptl/pthread_mutex_lock.c:93', 'app.c:10', 1),
+    thread(8, '0x55d0c9556588', './nptl/pthread_mutex_lock.c:93', 'app.c:10', 0),
+  ].join('');
+  const dump = parseDump(text);
+  assert.equal(dump.backtraces.length, 7);
+  const counts = { hits: 0, captures: 0 };
+  const reuse = { reused: 0 };
+  checkSummaries(dump, 'moved sites', counts, memoised(reuse));
+  assert.equal(counts.captures, 7, 'every thread captures its mutex');
+  assert.ok(reuse.reused >= 6, `remembered shapes tried: ${reuse.reused}`);
 });
 
 test('summary: equal top frames share one frozen list; the thread is the one the dump keeps', () => {
