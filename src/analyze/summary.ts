@@ -336,7 +336,7 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     data.push(hit.ruleId, alternatives.length);
     alternatives.forEach((alt, i) => data.push((sites[h] as number[])[i] as number, alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess));
   });
-  const captures = keptCaptures(kept);
+  const captures = capturesOfKept(matched);
   const made: Shape = {
     frameCount: bt.frames.length,
     blocked: prepared.blocked,
@@ -364,7 +364,10 @@ function keptAlternatives(matched: readonly RuleHit[]): HitAlternative[][] {
   });
 }
 
-/** keptCaptures(keptAlternatives(matched)) without the lists between them. */
+/**
+ * The captured values of the kept alternatives (keptAlternatives), in order, NO_CAPTURES for those
+ * that capture nothing; null when none captures. Walks `matched` directly (no kept lists).
+ */
 function capturesOfKept(matched: readonly RuleHit[]): Array<Record<string, ParsedArgValue>> | null {
   let captures: Array<Record<string, ParsedArgValue>> | null = null;
   let k = 0;
@@ -381,24 +384,6 @@ function capturesOfKept(matched: readonly RuleHit[]): Array<Record<string, Parse
       k++;
       // The first alternative with nothing pending is the last one kept (keptAlternatives).
       if (alt.pendingProcess.length === 0) break;
-    }
-  }
-  return captures;
-}
-
-/** The captured values of the kept alternatives, in order (NO_CAPTURES for those that capture nothing); null when none captures. */
-function keptCaptures(kept: readonly HitAlternative[][]): Array<Record<string, ParsedArgValue>> | null {
-  let captures: Array<Record<string, ParsedArgValue>> | null = null;
-  let k = 0;
-  for (const alternatives of kept) {
-    for (const alt of alternatives) {
-      const values = keepCaptures(alt.captures);
-      if (values !== NO_CAPTURES) {
-        captures ??= [];
-        while (captures.length < k) captures.push(NO_CAPTURES);
-        captures.push(values);
-      }
-      k++;
     }
   }
   return captures;
