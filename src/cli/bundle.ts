@@ -1,40 +1,86 @@
 /**
- * Build step (`npm run build`, after tsc): bundles the CLI that tsc wrote to dist/src into a few
- * files, so a start loads one entry and the chunks its command needs instead of ~60 modules —
- * node's ESM loader resolves, reads, compiles and links every module separately, which was about
- * a third of a start (issue 7 figure 4, issue 4's attach figure).
+ * Build step (`npm run build`, after tsc): bundles the CLI that tsc wrote to dist/src into one
+ * CommonJS script and saves V8's code cache of it, so a start compiles almost nothing.
  *
- * - The bundle replaces dist/src/cli/main.js (what bin/waitgraph.js imports); its chunks are
- *   `dist/src/cli/bundle-*.js` beside it. Every other dist/src module stays as tsc wrote it
- *   (tests and library users import those). A later plain `tsc` rewrites main.js with the
+ * Why: node's ESM loader resolves, reads, compiles and links every module separately (~60 of
+ * them, about a third of a start before the first bundle), and Node 20 caches no compiled code for
+ * ES modules. One CommonJS script can be run through `vm.Script` with V8's code cache
+ * (cli/run-bundle.ts): the founding report ~150 → ~125 ms, `node -e 0` being ~55 ms here
+ * (issue 7 figure 4, issue 4's attach figure).
+ *
+ * - dist/src/cli/waitgraph.cjs is the bundle (entry: cli/main.ts). Its first line carries a fresh
+ *   build id; dist/src/cli/main.js (what bin/waitgraph.js imports) is replaced by a two-line
+ *   loader that runs it through run-bundle.js. Every other dist/src module stays as tsc wrote
+ *   it (tests and library users import those). A later plain `tsc` rewrites main.js with the
  *   unbundled module, so the CLI never runs a bundle older than dist/src.
- * - Lazy imports stay lazy: esbuild splits each dynamic import (a command, a report format) into
- *   its own chunk (ESM code splitting).
- * - `import.meta.url` in a bundled module is rewritten to that module's own URL in dist/src, so
- *   files found relative to it (built-in rules JSON, rule packs, package.json, Chevrotain's
- *   bundle) are found as before.
- * - Chevrotain stays outside: parse/chevrotain.ts loads its single-file build by URL, and the
- *   regular entry is only a fallback. @viz-js/viz (SVG only, megabytes) stays outside too.
- * - CommonJS dependencies (commander) get a `require` made with createRequire, as esbuild's ESM
- *   output for node expects.
+ * - The code cache (waitgraph.cjs.cache) is saved by running the bundled CLI once on the founding
+ *   report: V8 then holds the bytecode of every function that run compiled (parser, rules,
+ *   analysis, text report), not only the top level. It starts with the build id, so a cache never
+ *   outlives its bundle.
+ * - Lazy imports stay lazy: esbuild turns `import('./x.js')` of a bundled module into an
+ *   initialiser called on first use, so a command's or a format's modules still run only when
+ *   needed (check's zod, the gdb driver, Markdown …).
+ * - No top-level await may reach the bundle (CommonJS has none): cli/main.ts runs in a function;
+ *   parse/chevrotain.ts (which awaits a dynamic import to find Chevrotain's single-file build) is
+ *   replaced by a static re-export of that file, so Chevrotain is bundled too; rules/builtin.ts's
+ *   top-level `await import('./load.js')` becomes `require('./load.js')`, which esbuild resolves
+ *   to the same lazily initialised module. esbuild refuses any other top-level await, so the build
+ *   fails loudly rather than produce a different program.
+ * - `import.meta.url` in a bundled module is rewritten to that module's own URL in dist/src
+ *   (relative to the bundle's file), so files found relative to it (built-in rules JSON, rule
+ *   packs, package.json) are found as before.
+ * - @viz-js/viz (SVG only, megabytes) stays outside; its CommonJS build is required on first use
+ *   (`import('@viz-js/viz')` becomes a deferred `require`).
  * Without esbuild (a production install), the step says so and leaves the unbundled CLI.
  */
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILD_ID_PREFIX, buildIdOf, cachePathOf } from './run-bundle.js';
 
 const CLI_DIR = dirname(fileURLToPath(import.meta.url));
 const SRC_DIR = dirname(CLI_DIR);
+const REPO_ROOT = dirname(dirname(SRC_DIR));
 const ENTRY = join(CLI_DIR, 'main.js');
-const CHUNK_PREFIX = 'bundle-';
-const EXTERNAL = ['chevrotain', '@viz-js/viz'];
-const BANNER_MARK = '// waitgraph bundle (src/cli/bundle.ts)';
-const REQUIRE_BANNER = "import { createRequire as __waitgraphCreateRequire } from 'node:module'; const require = __waitgraphCreateRequire(import.meta.url);";
+const BUNDLE = join(CLI_DIR, 'waitgraph.cjs');
+/** Chunk files of the earlier ESM bundle layout, removed when found. */
+const OLD_CHUNK_PREFIX = 'bundle-';
+const EXTERNAL = ['@viz-js/viz'];
+/** main.js after this step; tsc's main.js never starts with it. */
+const LOADER_MARK = '// waitgraph bundle loader (src/cli/bundle.ts)';
+const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph.cjs', import.meta.url));\n`;
+/** The run whose compiled functions the code cache keeps. */
+const CACHE_RUN_INPUT = join(REPO_ROOT, 'fixtures', 'enzyme-autodiff-deferred.txt');
+const CJS_BANNER = "const __waitgraphBundleUrl = require('node:url').pathToFileURL(__filename).href;";
 
-/** `import.meta.url` of a dist/src module, as seen from a chunk in CLI_DIR. */
+/** `import.meta.url` of a dist/src module, as seen from the bundle in CLI_DIR. */
 function metaUrlFor(path: string): string {
   const rel = relative(CLI_DIR, path).split(sep).join('/');
-  return `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
+  return `new URL(${JSON.stringify(rel)}, __waitgraphBundleUrl).href`;
+}
+
+/** Chevrotain's single-file ESM build, next to the package's resolved entry (see parse/chevrotain.ts). */
+function chevrotainBundlePath(): string {
+  const entry = createRequire(import.meta.url).resolve('chevrotain');
+  return fileURLToPath(new URL('../chevrotain.mjs', `file://${entry}`));
+}
+
+/** What a dist/src module becomes in the bundle (see the list at the top). */
+function bundledSource(path: string, text: string): string {
+  if (path === join(SRC_DIR, 'parse', 'chevrotain.js')) {
+    const names = /export const \{([^}]+)\} = chevrotain;/.exec(text)?.[1];
+    if (names === undefined) throw new Error('bundle: parse/chevrotain.js no longer has the expected export line');
+    return `export {${names}} from ${JSON.stringify(chevrotainBundlePath())};\n`;
+  }
+  let out = text.replace(/^(const \w+ = [^;\n]*?)await import\(('\.[^']+')\)/gm, '$1require($2)');
+  // An external's CommonJS build, required on first use: a dynamic import() inside vm.Script would
+  // need Node's experimental vm loader hook (and is lost with a code cache in Node 20).
+  for (const name of EXTERNAL) out = out.replaceAll(`import('${name}')`, `Promise.resolve().then(() => require('${name}'))`);
+  if (out.includes('import.meta.url')) out = out.replaceAll('import.meta.url', metaUrlFor(path));
+  return out;
 }
 
 async function main(): Promise<number> {
@@ -46,57 +92,69 @@ async function main(): Promise<number> {
     return 0;
   }
   const entrySource = readFileSync(ENTRY, 'utf8');
-  if (entrySource.startsWith(BANNER_MARK)) {
+  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE)) {
     // tsc rewrites main.js on every run, so no tsc ran since this bundle was made: it is current.
-    console.log('bundle: dist/src/cli/main.js is already the bundle of the current dist/src');
+    console.log('bundle: dist/src/cli/waitgraph.cjs is already the bundle of the current dist/src');
     return 0;
   }
+  const id = randomUUID();
   const result = await esbuild.build({
     entryPoints: [ENTRY],
     bundle: true,
-    splitting: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
-    outdir: CLI_DIR,
-    entryNames: '[name]',
-    chunkNames: `${CHUNK_PREFIX}[name]-[hash]`,
+    outfile: BUNDLE,
     external: EXTERNAL,
-    banner: { js: `${BANNER_MARK}\n${REQUIRE_BANNER}` },
+    banner: { js: `${BUILD_ID_PREFIX}${id}\n${CJS_BANNER}` },
+    // Dependencies' own `import.meta.url` (e.g. fdir's createRequire): the bundle's URL, from
+    // where their `require`s resolve the same packages.
+    define: { 'import.meta.url': '__waitgraphBundleUrl' },
     legalComments: 'none',
     write: false,
     logLevel: 'warning',
     plugins: [
       {
-        name: 'waitgraph-meta-url',
+        name: 'waitgraph-cjs',
         setup(build) {
           build.onLoad({ filter: /\.js$/ }, (args) => {
             if (!args.path.startsWith(SRC_DIR + sep)) return undefined;
-            const text = readFileSync(args.path, 'utf8');
-            return { contents: text.includes('import.meta.url') ? text.replaceAll('import.meta.url', metaUrlFor(args.path)) : text, loader: 'js' };
+            return { contents: bundledSource(args.path, readFileSync(args.path, 'utf8')), loader: 'js' };
           });
         },
       },
     ],
   });
-  // Old chunks go first; the entry is written last (renamed into place), so main.js never names a
-  // chunk that is not there yet.
-  for (const f of readdirSync(CLI_DIR)) if (f.startsWith(CHUNK_PREFIX) && f.endsWith('.js')) rmSync(join(CLI_DIR, f));
-  let entryText: string | null = null;
-  for (const file of result.outputFiles) {
-    if (file.path === ENTRY) entryText = file.text;
-    else if (dirname(file.path) === CLI_DIR && basename(file.path).startsWith(CHUNK_PREFIX)) writeFileSync(file.path, file.contents);
-    else throw new Error(`bundle: unexpected output ${file.path}`);
-  }
-  if (entryText === null) throw new Error('bundle: esbuild wrote no entry');
+  const [output] = result.outputFiles;
+  if (output === undefined || result.outputFiles.length !== 1) throw new Error('bundle: esbuild wrote no single bundle');
+  for (const f of readdirSync(CLI_DIR)) if (f.startsWith(OLD_CHUNK_PREFIX) && f.endsWith('.js')) rmSync(join(CLI_DIR, f));
+  rmSync(cachePathOf(BUNDLE), { force: true });
+  writeFileSync(BUNDLE, output.contents);
+  if (buildIdOf(output.text) !== id) throw new Error('bundle: the build id is not on the bundle\'s first line');
+  // The loader goes last (renamed into place), so main.js never names a bundle that is not there yet.
   const temp = `${ENTRY}.${process.pid}.tmp`;
-  writeFileSync(temp, entryText);
+  writeFileSync(temp, LOADER);
   renameSync(temp, ENTRY);
   // tsc's source map describes the unbundled main.js.
   rmSync(`${ENTRY}.map`, { force: true });
-  const chunks = result.outputFiles.length - 1;
-  console.log(`bundle: dist/src/cli/main.js + ${chunks} chunk${chunks === 1 ? '' : 's'} (${CHUNK_PREFIX}*.js)`);
+  console.log(`bundle: dist/src/cli/waitgraph.cjs (${(output.contents.length / 1e6).toFixed(1)} MB) and its loader main.js; ${saveCodeCache()}`);
   return 0;
+}
+
+/** Runs the bundled CLI once on the founding report, saving V8's code cache; says what happened. */
+function saveCodeCache(): string {
+  if (!existsSync(CACHE_RUN_INPUT)) return `no code cache (${relative(REPO_ROOT, CACHE_RUN_INPUT)} is missing)`;
+  const run = spawnSync(process.execPath, [ENTRY, CACHE_RUN_INPUT], {
+    env: { ...process.env, WAITGRAPH_CODE_CACHE: 'write', NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  // Exit 1 is the founding report's verdict (a deadlock), not a failure.
+  if (run.status !== 1 || !existsSync(cachePathOf(BUNDLE))) {
+    rmSync(cachePathOf(BUNDLE), { force: true });
+    return `no code cache (the cache run exited ${run.status}: ${(run.stderr ?? '').trim().split('\n')[0] ?? ''})`;
+  }
+  return 'code cache saved';
 }
 
 // Not when a test runner loads every file under dist (as precompile.ts).

@@ -10,37 +10,46 @@
 import { readFileSync } from 'node:fs';
 import type { CliIO } from './io.js';
 
-const argv = process.argv.slice(2);
-// Only an attach or core line loads the gdb driver here (others would pay ~10 ms for nothing).
-const early = argv[0] === 'attach' || argv[0] === 'core' ? await import('../live/early.js') : null;
-early?.startEarly(argv, process.env, process.cwd());
+/**
+ * The whole run, as one promise rather than top-level awaits: the bundle build (cli/bundle.ts)
+ * makes the CLI one CommonJS script so V8 can reuse its compiled code from a cache, and CommonJS
+ * has no top-level await. `done` settles when the command has finished.
+ */
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  // Only an attach or core line loads the gdb driver here (others would pay ~10 ms for nothing).
+  const early = argv[0] === 'attach' || argv[0] === 'core' ? await import('../live/early.js') : null;
+  early?.startEarly(argv, process.env, process.cwd());
 
-const { runCli } = await import('./program.js');
+  const { runCli } = await import('./program.js');
 
-const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-const io: CliIO = {
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
-  // Created on first use: only a command that reads stdin pays for opening it.
-  get stdin() {
-    return process.stdin;
-  },
-  stdoutIsTTY: process.stdout.isTTY === true,
-  stderrIsTTY: process.stderr.isTTY === true,
-  env: process.env,
-  cwd: process.cwd(),
-};
+  const io: CliIO = {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    // Created on first use: only a command that reads stdin pays for opening it.
+    get stdin() {
+      return process.stdin;
+    },
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    env: process.env,
+    cwd: process.cwd(),
+  };
 
-// A closed pipe (`waitgraph … | head`) is not an error worth a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
-});
+  // A closed pipe (`waitgraph … | head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
 
-try {
-  process.exitCode = await runCli(argv, io, packageJson.version);
-} finally {
-  // An early gdb the command did not take (it failed before running) detaches and exits.
-  await early?.releaseEarlyAttach();
+  try {
+    process.exitCode = await runCli(argv, io, packageJson.version);
+  } finally {
+    // An early gdb the command did not take (it failed before running) detaches and exits.
+    await early?.releaseEarlyAttach();
+  }
 }
+
+export const done: Promise<void> = main();

@@ -1,21 +1,26 @@
 /**
- * The bundled CLI (`npm run build` replaces dist/src/cli/main.js with an esbuild bundle, see
- * src/cli/bundle.ts) must behave exactly like the modules tsc wrote: same reports, the built-in
- * rules and package.json found through the rewritten `import.meta.url`, lazy formats loadable.
+ * The bundled CLI (`npm run build` makes dist/src/cli/waitgraph.cjs and replaces main.js with its
+ * loader, see src/cli/bundle.ts and run-bundle.ts) must behave exactly like the modules tsc wrote:
+ * same reports with and without V8's code cache, the built-in rules and package.json found
+ * through the rewritten `import.meta.url`, lazy formats loadable.
  * Compared with runCli imported from dist/src (never bundled). When main.js is tsc's own output
  * (only tsc ran), the comparison still holds and the bundle checks are skipped.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/program.js';
 import type { CliIO } from '../../src/cli/io.js';
+import { buildIdOf, cachePathOf, readCache } from '../../src/cli/run-bundle.js';
 import { FOUNDING, ROOT } from '../helpers/paths.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph.cjs');
 const isBundle = readFileSync(MAIN, 'utf8').startsWith('// waitgraph bundle');
+const notBundled = isBundle ? false : 'dist/src/cli/main.js is tsc output (only tsc ran)';
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 async function inProcess(args: string[]): Promise<{ code: number; stdout: string }> {
@@ -49,18 +54,36 @@ test('the CLI finds package.json and the built-in rules from where it runs', () 
   assert.equal(rules.code, 0);
 });
 
-test('the bundle names only chunks that exist, and loads Chevrotain from its own file', { skip: isBundle ? false : 'dist/src/cli/main.js is tsc output (only tsc ran)' }, () => {
-  const seen = new Set<string>();
-  const queue = ['main.js'];
-  while (queue.length > 0) {
-    const file = queue.pop() as string;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const path = join(ROOT, 'dist', 'src', 'cli', file);
-    assert.ok(existsSync(path), `${file} exists`);
-    const text = readFileSync(path, 'utf8');
-    for (const m of text.matchAll(/(?:from |import\()\s*"\.\/(bundle-[\w-]+\.js)"/g)) queue.push(m[1] as string);
-    assert.doesNotMatch(text, /^\/\/ node_modules\/chevrotain\//m, `${file}: Chevrotain is loaded from its own single-file build`);
+test('with the code cache and without it, the bundled CLI prints the same', { skip: notBundled }, () => {
+  for (const format of ['text', 'json']) {
+    const cached = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'report' } });
+    assert.equal(cached.stderr, 'waitgraph: code cache used\n', `${format}: the build's cache is used`);
+    const compiled = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'off' } });
+    assert.equal(compiled.code, cached.code, `${format}: exit code`);
+    assert.equal(compiled.stdout, cached.stdout, `${format}: same report`);
   }
-  assert.ok(seen.size > 3, `main.js reaches its chunks (${[...seen].join(', ')})`);
+});
+
+test('the bundle is one CommonJS script with Chevrotain inside and no stray chunks', { skip: notBundled }, () => {
+  const text = readFileSync(BUNDLE, 'utf8');
+  assert.ok(buildIdOf(text) !== null, 'the first line carries the build id');
+  assert.match(readFileSync(MAIN, 'utf8'), /runBundle\(new URL\('\.\/waitgraph\.cjs', import\.meta\.url\)\)/);
+  assert.match(text, /^\/\/ \S*node_modules\/chevrotain\/lib\/chevrotain\.mjs$/m, 'Chevrotain is bundled from its single-file build');
+  assert.doesNotMatch(text, /\bimport\.meta\b/, 'no import.meta is left in CommonJS');
+});
+
+test('a code cache is read only when its header names the bundle\'s build id', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-cache-'));
+  try {
+    const cache = cachePathOf(join(dir, 'waitgraph.cjs'));
+    assert.equal(readCache(cache, 'build-1'), null, 'no file');
+    writeFileSync(cache, Buffer.concat([Buffer.from('build-1\n'), Buffer.from([1, 2, 3])]));
+    assert.deepEqual([...(readCache(cache, 'build-1') ?? [])], [1, 2, 3]);
+    assert.equal(readCache(cache, 'build-2'), null, 'another build');
+    assert.equal(readCache(cache, null), null, 'a bundle without an id');
+    writeFileSync(cache, 'build-1\n');
+    assert.equal(readCache(cache, 'build-1'), null, 'a header without data');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

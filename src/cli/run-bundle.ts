@@ -1,0 +1,78 @@
+/**
+ * Runs the bundled CLI (`dist/src/cli/waitgraph.cjs`, written by cli/bundle.ts) with V8's code
+ * cache: the bytecode of every function the build's own run compiled, saved beside the bundle.
+ * Node 20 keeps no compile cache of its own for ES modules (`module.enableCompileCache` came in
+ * Node 22), and parsing and compiling the ~2 MB CLI was ~25 ms of a ~150 ms start (issue 7,
+ * figure 4: the founding report within 2.5 × `node -e 0`, aiming for 1.5).
+ *
+ * The cache is used only when it was made from this very bundle: its first line is the build id
+ * the bundle's own first line carries (a fresh one per build). V8 rejects a cache from another
+ * V8 version or other flags by itself; either way the bundle is then compiled as usual, so a
+ * missing, stale or rejected cache costs time, never correctness.
+ *
+ * Environment (read here because this loader is the process boundary of a bundled start, as
+ * cli/main.ts is of an unbundled one):
+ *   WAITGRAPH_CODE_CACHE=write   save the cache after the run (the build does this once)
+ *   WAITGRAPH_CODE_CACHE=report  say on stderr whether the cache was used (tests)
+ *   WAITGRAPH_CODE_CACHE=off     compile without the cache
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+
+/** The bundle's first line: `// waitgraph bundle <id>`; the cache file starts with the same id. */
+export const BUILD_ID_PREFIX = '// waitgraph bundle ';
+
+/** Where the cache of a bundle lives. */
+export function cachePathOf(bundlePath: string): string {
+  return `${bundlePath}.cache`;
+}
+
+/** The build id on a bundle's first line, or null. */
+export function buildIdOf(source: string): string | null {
+  if (!source.startsWith(BUILD_ID_PREFIX)) return null;
+  const end = source.indexOf('\n');
+  return source.slice(BUILD_ID_PREFIX.length, end < 0 ? source.length : end).trim() || null;
+}
+
+/** The cache's V8 data when its header names `id`, else null (missing, unreadable or stale). */
+export function readCache(path: string, id: string | null): Buffer | null {
+  if (id === null) return null;
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch {
+    return null;
+  }
+  const header = Buffer.from(`${id}\n`);
+  return data.length > header.length && data.subarray(0, header.length).equals(header) ? data.subarray(header.length) : null;
+}
+
+type CacheState = 'used' | 'rejected' | 'stale or missing' | 'off';
+
+/** Loads and runs the bundle; settles when the CLI run has finished. */
+export async function runBundle(bundleUrl: URL): Promise<void> {
+  const mode = process.env.WAITGRAPH_CODE_CACHE;
+  const file = fileURLToPath(bundleUrl);
+  const source = readFileSync(file, 'utf8');
+  const id = buildIdOf(source);
+  const cachedData = mode === 'off' || mode === 'write' ? null : readCache(cachePathOf(file), id);
+  // The CommonJS wrapper on the bundle's first line keeps its line numbers in stack traces.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    ...(cachedData !== null ? { cachedData } : {}),
+  });
+  const state: CacheState = mode === 'off' ? 'off' : cachedData === null ? 'stale or missing' : script.cachedDataRejected === true ? 'rejected' : 'used';
+  if (mode === 'report') process.stderr.write(`waitgraph: code cache ${state}\n`);
+  const module = { exports: {} as { done?: Promise<void> } };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  await module.exports.done;
+  if (mode === 'write' && id !== null) {
+    // After the run: the cache then holds the functions the run compiled, not only the top level.
+    const temp = `${cachePathOf(file)}.${process.pid}.tmp`;
+    writeFileSync(temp, Buffer.concat([Buffer.from(`${id}\n`), script.createCachedData()]));
+    renameSync(temp, cachePathOf(file));
+  }
+}
