@@ -7,11 +7,12 @@ import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
+import { markProcessConditions, prepareStackFor } from '../rules/match.js';
 import { normalizeAddress } from '../rules/normalize.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules } from '../rules/types.js';
 import { buildDeadlocks, findHang } from './deadlocks.js';
-import { analyzeBacktrace, type BacktraceSummary } from './summary.js';
+import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
@@ -26,11 +27,6 @@ export interface AnalyzeOptions {
 export interface Analyzer {
   /** Runs the rules on one backtrace (index = its position in `Dump.backtraces`). */
   addBacktrace(bt: Backtrace, index: number): void;
-  /**
-   * Adds backtraces summarised elsewhere — another thread's part of a split input
-   * (analyze/parallel.ts) — after those added so far, with the process-wide conditions they met.
-   */
-  addSummaries(summaries: readonly BacktraceSummary[], processFlags: readonly boolean[]): void;
   /** Cross-thread work after the last backtrace; `dump` is the parser's result (frames may have been dropped). */
   finish(dump: Dump): Analysis;
 }
@@ -50,13 +46,10 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
   const processFlags: boolean[] = rules.processConditions.map(() => false);
   return {
     addBacktrace(bt, index) {
-      summaries.push(analyzeBacktrace(rules, bt, index, processFlags));
-    },
-    addSummaries(more, flags) {
-      for (const s of more) summaries.push(s);
-      flags.forEach((met, i) => {
-        if (met) processFlags[i] = true;
-      });
+      // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
+      const stack = prepareStackFor(rules, bt);
+      markProcessConditions(rules, stack, processFlags);
+      summaries.push(summarizeBacktrace(rules, bt, index, stack));
     },
     finish(dump) {
       return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? []);

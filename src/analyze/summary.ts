@@ -6,7 +6,7 @@
  */
 import type { FrameRef } from '../model/analysis.js';
 import type { Backtrace, Frame, ThreadInfo } from '../model/dump.js';
-import { markProcessConditions, matchBacktrace, prepareStack, prepareStackFor, type HitAlternative, type PreparedStack, type RuleHit } from '../rules/match.js';
+import { matchBacktrace, prepareStack, type HitAlternative, type PreparedStack, type RuleHit } from '../rules/match.js';
 import type { ParsedArgValue } from '../rules/normalize.js';
 import type { LoadedRules } from '../rules/types.js';
 import { keep } from './keep.js';
@@ -398,70 +398,4 @@ function keepCaptures(captures: Record<string, ParsedArgValue>): Record<string, 
     out[name] = { ...v, value: keep(v.value), address: keep(v.address), symbol: keep(v.symbol) };
   }
   return out ?? NO_CAPTURES;
-}
-
-/**
- * One backtrace's share of the streaming analysis (analyzer.ts addBacktrace, and a worker's part
- * of a split input, analyze/parallel.ts): its summary, and the process-wide conditions it meets
- * marked in `processFlags`.
- */
-export function analyzeBacktrace(rules: LoadedRules, bt: Backtrace, index: number, processFlags: boolean[]): BacktraceSummary {
-  // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
-  const stack = prepareStackFor(rules, bt);
-  markProcessConditions(rules, stack, processFlags);
-  return summarizeBacktrace(rules, bt, index, stack);
-}
-
-/**
- * A summary as plain data, for a worker thread to post (analyze/parallel.ts). Structured clone
- * keeps shared objects shared within one message: `bt` stays the Dump's backtrace object, and a
- * shape shared by many summaries arrives once.
- */
-export interface SummaryTransfer {
-  bt: Backtrace;
-  index: number;
-  shape: Shape;
-  captures: ReadonlyArray<Record<string, ParsedArgValue>> | null;
-}
-
-/** `summary` (made by summarizeBacktrace) as plain data. */
-export function summaryForTransfer(summary: BacktraceSummary): SummaryTransfer {
-  const s = summary as unknown as { bt: Backtrace; index: number; shape: Shape; captures: SummaryTransfer['captures'] };
-  return { bt: s.bt, index: s.index, shape: s.shape, captures: s.captures };
-}
-
-/**
- * Summaries from another thread's transfer, their indices moved by `indexOffset`, pooled as this
- * thread's own: shapes, top lists and strings go through the same pools summarizeBacktrace uses,
- * so a split input holds what one pass would (issue 7, figure 3). `bt` must already carry its
- * final line numbers (sites are read relative to its startLine).
- */
-export function summariesFromTransfer(transfers: readonly SummaryTransfer[], indexOffset: number): BacktraceSummary[] {
-  const shapes = new Map<Shape, Shape>();
-  const out: BacktraceSummary[] = new Array(transfers.length);
-  for (let i = 0; i < transfers.length; i++) {
-    const t = transfers[i] as SummaryTransfer;
-    let shape = shapes.get(t.shape);
-    if (shape === undefined) {
-      shape = importShape(t.shape);
-      shapes.set(t.shape, shape);
-    }
-    out[i] = new Summary(t.bt, t.index + indexOffset, shape, t.captures === null ? null : t.captures.map(keepCaptures));
-  }
-  return out;
-}
-
-/** A cloned shape rebuilt with this thread's pooled top list, kept strings and shared empties. */
-function importShape(cloned: Shape): Shape {
-  const names = cloned.top.map((t) => t.name);
-  const data = cloned.data.map((slot): Slot => (typeof slot === 'string' ? keep(slot) : Array.isArray(slot) ? (slot.length === 0 ? NO_PENDING : Object.freeze(slot.slice())) : slot));
-  return sharedShape({
-    frameCount: cloned.frameCount,
-    blocked: cloned.blocked,
-    top: sharedTop(cloned.top as unknown as readonly Frame[], names),
-    acquireName: keep(cloned.acquireName),
-    acquireAt: cloned.acquireAt,
-    hitsAt: cloned.hitsAt,
-    data,
-  });
 }

@@ -26,8 +26,6 @@ import { fileURLToPath } from 'node:url';
 const CLI_DIR = dirname(fileURLToPath(import.meta.url));
 const SRC_DIR = dirname(CLI_DIR);
 const ENTRY = join(CLI_DIR, 'main.js');
-/** The split input's worker (early-split.ts starts it by URL, beside main.js): bundled as a second entry, sharing chunks. */
-const WORKER_ENTRY = join(CLI_DIR, 'split-worker.js');
 const CHUNK_PREFIX = 'bundle-';
 const EXTERNAL = ['chevrotain', '@viz-js/viz'];
 const BANNER_MARK = '// waitgraph bundle (src/cli/bundle.ts)';
@@ -54,7 +52,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const result = await esbuild.build({
-    entryPoints: [ENTRY, WORKER_ENTRY],
+    entryPoints: [ENTRY],
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -85,26 +83,19 @@ async function main(): Promise<number> {
   // chunk that is not there yet.
   for (const f of readdirSync(CLI_DIR)) if (f.startsWith(CHUNK_PREFIX) && f.endsWith('.js')) rmSync(join(CLI_DIR, f));
   let entryText: string | null = null;
-  let workerText: string | null = null;
   for (const file of result.outputFiles) {
     if (file.path === ENTRY) entryText = file.text;
-    else if (file.path === WORKER_ENTRY) workerText = file.text;
     else if (dirname(file.path) === CLI_DIR && basename(file.path).startsWith(CHUNK_PREFIX)) writeFileSync(file.path, file.contents);
     else throw new Error(`bundle: unexpected output ${file.path}`);
   }
-  if (entryText === null || workerText === null) throw new Error('bundle: esbuild wrote no entry');
-  for (const [path, text] of [
-    [WORKER_ENTRY, workerText],
-    [ENTRY, entryText],
-  ] as const) {
-    const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, text);
-    renameSync(temp, path);
-    // tsc's source map describes the unbundled module.
-    rmSync(`${path}.map`, { force: true });
-  }
-  const chunks = result.outputFiles.length - 2;
-  console.log(`bundle: dist/src/cli/main.js, split-worker.js + ${chunks} chunk${chunks === 1 ? '' : 's'} (${CHUNK_PREFIX}*.js)`);
+  if (entryText === null) throw new Error('bundle: esbuild wrote no entry');
+  const temp = `${ENTRY}.${process.pid}.tmp`;
+  writeFileSync(temp, entryText);
+  renameSync(temp, ENTRY);
+  // tsc's source map describes the unbundled main.js.
+  rmSync(`${ENTRY}.map`, { force: true });
+  const chunks = result.outputFiles.length - 1;
+  console.log(`bundle: dist/src/cli/main.js + ${chunks} chunk${chunks === 1 ? '' : 's'} (${CHUNK_PREFIX}*.js)`);
   return 0;
 }
 

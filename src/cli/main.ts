@@ -6,21 +6,14 @@
  * `waitgraph attach PID` (and `core`) starts gdb first, before the program and its commands are imported
  * (live/early.ts): gdb attaches and reads symbols while node loads the parser, rules and
  * reporters, instead of after (issue 4: attach within 1.3 × gdb's own `thread apply all bt`).
- * Likewise `waitgraph FILE` on a big file starts the worker that analyses its second half
- * (early-split.ts) before the CLI loads.
  */
 import { readFileSync } from 'node:fs';
 import type { CliIO } from './io.js';
 
 const argv = process.argv.slice(2);
-const NOT_ANALYZE = new Set(['parse', 'check', 'schema', 'help']);
 // Only an attach or core line loads the gdb driver here (others would pay ~10 ms for nothing).
 const early = argv[0] === 'attach' || argv[0] === 'core' ? await import('../live/early.js') : null;
 early?.startEarly(argv, process.env, process.cwd());
-// A plain analyze of a big file starts its second thread now (early-split.ts): only a line with a
-// word that can be a file loads that module.
-const split = early === null && argv.some((a) => !a.startsWith('-')) && !NOT_ANALYZE.has(argv[0] as string) ? await import('./early-split.js') : null;
-split?.startEarlySplit(argv, process.env, process.cwd());
 
 const { runCli } = await import('./program.js');
 
@@ -50,6 +43,4 @@ try {
 } finally {
   // An early gdb the command did not take (it failed before running) detaches and exits.
   await early?.releaseEarlyAttach();
-  // A worker the analyze command did not take (it failed, or ran otherwise) stops.
-  split?.releaseEarlySplit();
 }

@@ -81,48 +81,18 @@ export function readInputChunks(pathOrDash: string | undefined, io: CliIO): Asyn
 }
 
 /**
- * The first `end` bytes of a file as decoded text chunks, checked as readInputChunks checks a
- * whole file (the binary check reads the first SNIFF_BYTES, so `end` must not be below it), for
- * the main thread's part of a split input (analyze/parallel.ts). `end` must fall just after a line
- * end, so no character is cut.
- */
-export function readFileHead(pathOrDash: string, io: CliIO, end: number): AsyncIterable<string> {
-  return decodeChecked(readFileBytes(checkPath(pathOrDash, io.cwd), 0, end), describe(pathOrDash));
-}
-
-/**
- * A file's text from byte `from` (just after a line end) to its end, decoded without the input
- * checks (they are the head's): a split input's second part, read by its worker or, when its part
- * cannot be used, by the main thread. Read errors become InputErrors, as for the whole file.
- */
-export async function* readFileTail(path: string, from: number, name = path): AsyncGenerator<string> {
-  const decoder = utf8Chunks();
-  try {
-    for await (const bytes of readFileBytes(path, from)) {
-      const text = decoder.write(bytes);
-      if (text) yield text;
-    }
-  } catch (error) {
-    throw new InputError(`cannot read ${name}: ${(error as Error).message}`);
-  }
-  const tail = decoder.end();
-  if (tail) yield tail;
-}
-
-/**
  * A file's bytes in pieces of READ_CHUNK_BYTES, read into one buffer that is reused: each piece
  * must be used up (decoded) before the next is asked for, which decodeChecked does. A read
  * stream allocates a new buffer per piece, garbage outside the heap until the GC gets to it (on
  * the 300 MB dump reusing one buffer lowered the peak RSS by ~25 MB; issue 7, figure 3).
  */
-async function* readFileBytes(path: string, from = 0, to = Infinity): AsyncGenerator<Uint8Array> {
+async function* readFileBytes(path: string): AsyncGenerator<Uint8Array> {
   const handle = await open(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-    for (let at = from; at < to; ) {
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, to - at), at);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) return;
-      at += bytesRead;
       yield buffer.subarray(0, bytesRead);
     }
   } finally {

@@ -63,16 +63,6 @@ export class DumpBuilder {
 
   constructor(private readonly options: BuilderOptions = {}) {}
 
-  /** Echoed frames held for a backtrace still to come (a split parse must not cut through them). */
-  get heldEchoes(): number {
-    return this.echoes.size;
-  }
-
-  /** `info threads` rows held for the end (handed out only for threads no backtrace showed). */
-  get heldRows(): number {
-    return this.rows.length;
-  }
-
   /** True when a frame of this level may continue the open backtrace. */
   continues(level: number): boolean {
     return this.cur !== null && level > this.lastLevel;

@@ -72,25 +72,6 @@ export class DumpParser {
     return this.done;
   }
 
-  /**
-   * For a parse split at a line that starts a record (`Thread N (…`; analyze/parallel.ts): does
-   * what that line's arrival does before its header is read — flushes the held lines, parses the
-   * record and closes the open backtrace — so the state is the one the rest would start from.
-   * True when nothing crosses the seam: the rest can be parsed by a fresh parser and appended.
-   * Either way, pushing the rest here afterwards gives what one parse gives.
-   */
-  endAtSeam(): boolean {
-    if (this.done !== null || !this.reader.endAtSeam()) return false;
-    this.flush();
-    this.builder.finish();
-    return this.builder.heldEchoes === 0 && this.builder.heldRows === 0;
-  }
-
-  /** Partial views the builder holds back until the end (analyze/parallel.ts): echoed frames, `info threads` rows. */
-  held(): { echoes: number; rows: number } {
-    return { echoes: this.builder.heldEchoes, rows: this.builder.heldRows };
-  }
-
   private take(line: LogicalLine): void {
     // Safe seams: before a header or a prompt nothing of the previous record can continue.
     // (Cutting only every few hundred lines was tried: no faster, and more young objects live.)

@@ -502,29 +502,6 @@ export class LineReader {
     }
   }
 
-  /**
-   * For a parse split at a line that starts a record (`Thread N (…`, see parse/seam.ts): hands out
-   * what that line would end — a pager-cut line, the logical line waiting for lookahead — as its
-   * arrival would, without it. False when the state cannot be cut there exactly (text after the
-   * last line end, CR-only line ends, a frame at its join limit whose next line adds a note).
-   * Whatever it returns, pushing the rest of the input afterwards gives what one parse gives.
-   */
-  endAtSeam(): boolean {
-    if (this.pending.length > 0 || this.crMode || !this.sawNewline) return false;
-    if (this.cut !== null) {
-      const cut = this.cut;
-      this.cut = null;
-      this.logical(cut.text, cut.line, cut.extra.length ? cut.extra : null, cut.parts.length > 1 ? cut.parts : null, false);
-    }
-    const cur = this.cur;
-    if (cur === null) return true;
-    // tryJoin notes the join limit when the line after such a frame arrives (the record line too).
-    if (cur.kind === Kind.Frame && !cur.noJoin && cur.frame!.incomplete && cur.extra?.length === MAX_FRAME_LINES) return false;
-    this.cur = null;
-    this.emit(cur);
-    return true;
-  }
-
   private physical(raw: string): void {
     const line = ++this.lines;
     this.midlineSplits = 0;

@@ -3,21 +3,17 @@
  * given), analyses it while it streams, prints the report in the chosen format and sets the exit
  * code: 0 nothing found, 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
  */
-import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliIO } from '../io.js';
 import type { ExitSink } from '../program.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
 import { analyzeStream } from '../../analyze.js';
-import { analyzeSplit } from '../../analyze/parallel.js';
-import type { LoadedRules } from '../../rules/types.js';
-import { claimEarlySplit } from '../early-split.js';
 import { loadBuiltinRules } from '../../rules/builtin.js';
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
-import { readFileHead, readFileTail, readInputChunks } from '../read-input.js';
+import { readInputChunks } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../report/sanitize.js';
 
@@ -57,7 +53,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       const inputs = files.length === 0 ? ['-'] : files;
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {
-        const analysis = (await analyzeOnTwoThreads(file, inputs.length, flags, io, rules)) ?? (await analyzeStream(readInputChunks(file, io), { rules, keepFrames: needsFrames(flags) }));
+        const analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: needsFrames(flags) });
         if (analysis.stats.backtraces === 0) {
           const shown = file === '-' ? 'standard input' : file;
           throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
@@ -72,24 +68,6 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       } else io.out(await render(results, flags.format, io, flags.color, flags.group));
       sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
     });
-}
-
-/**
- * The analysis of `file` by this thread and the worker cli/main.ts started for it
- * (cli/early-split.ts, analyze/parallel.ts), or null when none was started for this run: only
- * one file, frames dropped, the built-in rules alone.
- */
-async function analyzeOnTwoThreads(file: string, files: number, flags: AnalyzeFlags, io: CliIO, rules: LoadedRules): Promise<Analysis | null> {
-  if (files !== 1 || file === '-' || needsFrames(flags) || flags.rules.length > 0) return null;
-  const split = claimEarlySplit(resolve(io.cwd, file));
-  if (split === null) return null;
-  return analyzeSplit({
-    head: readFileHead(file, io, split.seam),
-    seamLine: split.seamLine,
-    part: split.part,
-    tail: () => readFileTail(split.path, split.seam, file),
-    release: split.release,
-  }, { rules }, io.env.WAITGRAPH_SPLIT_TRACE === '1' ? (how) => io.err(`waitgraph: split at byte ${split.seam}: ${how}\n`) : undefined);
 }
 
 /** Frames are kept only for reports that print stacks: Markdown, and text with --group. */
