@@ -52,7 +52,8 @@ export class DumpParser {
   constructor(options: ParseOptions = {}) {
     this.builder = new DumpBuilder(options);
     this.frameRuns = options.frameRuns !== false;
-    this.reader = new LineReader((line) => this.take(line));
+    // Frames dropped after onBacktrace are read only by it: their arguments can wait until read.
+    this.reader = new LineReader((line) => this.take(line), options.keepFrames === false);
   }
 
   /** Feeds a chunk; boundaries may fall anywhere (mid-line, mid-CRLF, mid-pager-prompt). */

@@ -177,9 +177,10 @@ function frameBodyStart(text: string, hash: number): number {
 /**
  * Classifies one normalised physical line. `frameBody`: where the body of a `#N  ` frame line
  * starts when the caller already found it (LineReader.tryJoin tests every line after a frame) and
- * `level` its level; -1 otherwise.
+ * `level` its level; -1 otherwise. `deferArgs`: a gdb frame line's frame splits its arguments when
+ * they are first read (DeferredArgsFrame).
  */
-export function classify(text: string, line: number, frameBody = -1, level = 0): LogicalLine {
+export function classify(text: string, line: number, frameBody = -1, level = 0, deferArgs = false): LogicalLine {
   let i = 0;
   const n = text.length;
   while (i < n && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
@@ -191,7 +192,7 @@ export function classify(text: string, line: number, frameBody = -1, level = 0):
     if (body > 0) {
       const ll = emptyLine(Kind.Frame, text, line);
       ll.level = known ? level : frameLevel;
-      ll.frame = scanFrameBody(text, body, ll);
+      ll.frame = scanFrameBody(text, body, ll, deferArgs);
       return ll;
     }
   }
@@ -415,7 +416,14 @@ export class LineReader {
   /** Inside an `info threads` table (after its command or its column header). */
   private infoThreads = false;
 
-  constructor(private readonly emit: (line: LogicalLine) => void) {}
+  /**
+   * `deferArgs`: gdb frame lines get DeferredArgsFrame frames (the parser sets it when it drops
+   * frames after handing them out).
+   */
+  constructor(
+    private readonly emit: (line: LogicalLine) => void,
+    private readonly deferArgs = false,
+  ) {}
 
   /** A noise line emitted at once, even while `cur` waits for its continuation. */
   private noise(line: number, text: string, quit: boolean): void {
@@ -558,7 +566,7 @@ export class LineReader {
       this.cur = null;
       this.emit(cur);
     }
-    const ll = classify(text, line, this.nextFrameBody, this.nextFrameLevel);
+    const ll = classify(text, line, this.nextFrameBody, this.nextFrameLevel, this.deferArgs);
     if (ll.kind === Kind.Frame && !ll.noJoin && ll.frame!.incomplete && text.includes('#', 1)) {
       const split = this.midlineSplits < MAX_MIDLINE_SPLITS ? midlineFrame(text) : -1;
       if (this.midlineSplits === MAX_MIDLINE_SPLITS && midlineFrame(text) > 0) {
@@ -683,7 +691,7 @@ export class LineReader {
     cur.text = joined;
     cur.image = joined;
     const m = FRAME_START.exec(joined);
-    cur.frame = scanFrameBody(joined, m ? m[0].length : 0, cur);
+    cur.frame = scanFrameBody(joined, m ? m[0].length : 0, cur, this.deferArgs);
     this.curLastLength = length;
   }
 }
