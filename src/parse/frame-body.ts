@@ -515,7 +515,7 @@ function makeArg(text: string, from: number, eq: number, end: number): FrameArg 
   const name = text.slice(from, eq);
   // `sig=sig@entry=6`: the current value equals the entry value.
   const after = eq + 1 + (eq - from);
-  if (text.charCodeAt(after) === 64 /* @ */ && isEntryEqual(text, after) && sameRun(text, from, eq + 1, eq - from)) {
+  if (after < text.length && text.charCodeAt(after) === 64 /* @ */ && isEntryEqual(text, after) && sameRun(text, from, eq + 1, eq - from)) {
     return { name, value: text.slice(after + 7, end), entry: 'equal' };
   }
   return { name, value: text.slice(eq + 1, end) };

@@ -540,7 +540,10 @@ export class LineReader {
       this.cut = { text, line, extra: [], parts: [text] };
       return;
     }
-    if (text.charCodeAt(1) === 34 /* " */ && MI_RECORD.test(text)) {
+    // Lengths are tested before charCodeAt past the end (NaN): optimized code that met an
+    // out-of-bounds read deoptimizes and warms up again (blank lines reach it in the first
+    // hundred lines of a dump). Same below and in normalize.ts needsWork.
+    if (text.length > 1 && text.charCodeAt(1) === 34 /* " */ && MI_RECORD.test(text)) {
       // A GDB/MI console record (`~"#1  0x… in main () at t.c:9\n"`): decode, then read as CLI text.
       const pieces = decodeMiString(text.slice(2, -1)).replace(/\n$/, '').split('\n');
       for (const piece of pieces) this.logical(piece.trimEnd(), line, null, null, false);
@@ -551,7 +554,7 @@ export class LineReader {
 
   /** One normalised physical line (or a pager-rejoined pair): join with `cur` or start a new one. */
   private logical(text: string, line: number, extra: number[] | null, parts: string[] | null, quit: boolean): void {
-    if (text.charCodeAt(0) === 91 /* [ */ && text.includes(']#')) {
+    if (text.length > 0 && text.charCodeAt(0) === 91 /* [ */ && text.includes(']#')) {
       const glued = GLUED_FRAME.exec(text);
       if (glued !== null) {
         this.logical(glued[1]!, line, null, null, false);

@@ -159,7 +159,8 @@ function hasQpEscape(text: string): boolean {
 /** Whether a line needs any normalising at all (a handful of native scans, no allocation). */
 function needsWork(raw: string, chunkClean: boolean): boolean {
   if (!chunkClean && TRIGGER.test(raw)) return true;
-  if (raw.charCodeAt(4) === 45 /* - */ && raw.charCodeAt(10) === 84 /* T */ && TIMESTAMP_PREFIX.test(raw)) return true;
+  // `raw.length > 10`: no charCodeAt past the end (see LineReader.physical).
+  if (raw.length > 10 && raw.charCodeAt(4) === 45 /* - */ && raw.charCodeAt(10) === 84 /* T */ && TIMESTAMP_PREFIX.test(raw)) return true;
   const first = firstNonBlank(raw);
   if (first >= 0) {
     const c = raw.charCodeAt(first);
