@@ -255,22 +255,21 @@ export function emptyFrame(level: number, fn: string): FrameBody {
 }
 
 /**
- * A frame whose argument list is split the first time something reads `args`: the parser makes
- * these only when it drops frames after `onBacktrace` (keepFrames false, the CLI's usual mode),
- * where the rules read the arguments of few frames (30 MB bench dump: ~21,000 reads of 240,000
- * frames; splitting them all was ~30 ms of the parse plus the garbage of their pieces).
+ * A frame whose argument list is split, and whose ` at FILE:LINE` / ` from LIB` tail is read, the
+ * first time something reads them: the parser makes these only when it drops frames after
+ * `onBacktrace` (keepFrames false, the CLI's usual mode), where the rules read the arguments of
+ * few frames (30 MB bench dump: ~21,000 reads of 240,000 frames; splitting them all was ~30 ms of
+ * the parse plus the garbage of their pieces) and the file or library of the frames their
+ * conditions name and of the sites they report (reading every tail was ~20 ms).
  *
- * It reads as the plain Frame it stands for: `args` is an accessor on the prototype (one per
- * object, as `defineProperty` getters were, cost ~1 µs a frame), and `toJSON` gives the plain
- * Frame with its keys in the same order, so `JSON.stringify` of a backtrace is unchanged.
+ * It reads as the plain Frame it stands for: `args`, `file`, `line` and `library` are accessors
+ * on the prototype (per-object `defineProperty` getters were tried: ~1 µs a frame), and `toJSON`
+ * gives the plain Frame with its keys in the same order, so `JSON.stringify` is unchanged.
  */
-export class DeferredArgsFrame implements Frame {
+export class DeferredFrame implements Frame {
   level = -1;
   pc: string | null = null;
   function = '';
-  file: string | null = null;
-  line: number | null = null;
-  library: string | null = null;
   inlined = false;
   kind: FrameKind = 'normal';
   incomplete = false;
@@ -282,11 +281,30 @@ export class DeferredArgsFrame implements Frame {
   private argsText: string | null = null;
   private argsPlain = false;
   private argList: FrameArg[] | null = null;
+  /** The line whose tail (from `tailFrom`) is still to be read; null once read or when there is none. */
+  private tailLine: string | null = null;
+  private tailFrom = 0;
+  private fileValue: string | null = null;
+  private lineValue: number | null = null;
+  private libraryValue: string | null = null;
 
   /** Sets the text `args` will be split from (ArgsHolder.argsText and argsPlain). */
   deferArgs(text: string | null, plain: boolean): void {
     this.argsText = text;
     this.argsPlain = plain;
+  }
+
+  /** Sets where the tail starts in `line` (what applyTail would read now). */
+  deferTail(line: string, from: number): void {
+    this.tailLine = line;
+    this.tailFrom = from;
+  }
+
+  private readTail(): void {
+    const line = this.tailLine;
+    if (line === null) return;
+    this.tailLine = null;
+    applyTail(this, line, this.tailFrom);
   }
 
   get args(): FrameArg[] {
@@ -301,6 +319,36 @@ export class DeferredArgsFrame implements Frame {
   set args(value: FrameArg[]) {
     this.argList = value;
     this.argsText = null;
+  }
+
+  get file(): string | null {
+    this.readTail();
+    return this.fileValue;
+  }
+
+  set file(value: string | null) {
+    this.readTail();
+    this.fileValue = value;
+  }
+
+  get line(): number | null {
+    this.readTail();
+    return this.lineValue;
+  }
+
+  set line(value: number | null) {
+    this.readTail();
+    this.lineValue = value;
+  }
+
+  get library(): string | null {
+    this.readTail();
+    return this.libraryValue;
+  }
+
+  set library(value: string | null) {
+    this.readTail();
+    this.libraryValue = value;
   }
 
   toJSON(): Frame {
@@ -328,12 +376,12 @@ export class DeferredArgsFrame implements Frame {
 /**
  * Scans a frame body (`0x… in NAME (ARGS) at FILE:LINE`) starting at `from` in `s` (the whole
  * line, so no copy of the body is made). Never throws. `deferArgs`: the result is a
- * DeferredArgsFrame (the builder hands it the argument text).
+ * DeferredFrame (the builder hands it the argument text; its tail is read when first used).
  */
 export function scanFrameBody(s: string, from: number, holder: ArgsHolder, deferArgs = false): FrameBody {
   holder.argsText = null;
   holder.argsPlain = false;
-  const result = deferArgs ? new DeferredArgsFrame() : emptyFrame(-1, '');
+  const result = deferArgs ? new DeferredFrame() : emptyFrame(-1, '');
   const special = specialFrame(s, from);
   if (special !== null) {
     result.function = special[0];
@@ -382,7 +430,8 @@ export function scanFrameBody(s: string, from: number, holder: ArgsHolder, defer
           result.function = s.slice(start, candidate - 1);
           holder.argsText = s.slice(candidate + 1, i);
           holder.argsPlain = hits === candidateHits + 1;
-          applyTail(result, s, i + 1);
+          if (deferArgs) (result as DeferredFrame).deferTail(s, i + 1);
+          else applyTail(result, s, i + 1);
           return result;
         }
         candidate = -1;

@@ -178,7 +178,7 @@ function frameBodyStart(text: string, hash: number): number {
  * Classifies one normalised physical line. `frameBody`: where the body of a `#N  ` frame line
  * starts when the caller already found it (LineReader.tryJoin tests every line after a frame) and
  * `level` its level; -1 otherwise. `deferArgs`: a gdb frame line's frame splits its arguments when
- * they are first read (DeferredArgsFrame).
+ * they are first read (DeferredFrame).
  */
 export function classify(text: string, line: number, frameBody = -1, level = 0, deferArgs = false): LogicalLine {
   let i = 0;
@@ -417,7 +417,7 @@ export class LineReader {
   private infoThreads = false;
 
   /**
-   * `deferArgs`: gdb frame lines get DeferredArgsFrame frames (the parser sets it when it drops
+   * `deferArgs`: gdb frame lines get DeferredFrame frames (the parser sets it when it drops
    * frames after handing them out).
    */
   constructor(

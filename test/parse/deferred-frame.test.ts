@@ -1,14 +1,14 @@
 /**
- * keepFrames false: the frames handed to onBacktrace split their argument lists only when read
- * (DeferredArgsFrame). They must read, and serialise, exactly as the plain frames of a parse that
- * keeps its frames — over every shape fixture and the founding dump (pc flags, wrapped frames,
+ * keepFrames false: the frames handed to onBacktrace split their argument lists and read their
+ * ` at …` / ` from …` tails only when read (DeferredFrame). They must read, and serialise, exactly
+ * as the plain frames of a parse that keeps its frames — over every shape fixture and the founding dump (pc flags, wrapped frames,
  * `bt full` locals, LLDB frames, `info threads` rows).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Backtrace } from '../../src/model/dump.js';
-import { DeferredArgsFrame } from '../../src/parse/frame-body.js';
+import { DeferredFrame } from '../../src/parse/frame-body.js';
 import { DumpParser, parseDump } from '../../src/parse/index.js';
 import { FOUNDING, shapeFixtures } from './fixtures.js';
 
@@ -26,7 +26,7 @@ function dropping(text: string, order: number[]): { json: string[]; read: unknow
       // partial views (`info threads` rows) arrive late: put every backtrace at its Dump index.
       json[order.indexOf(bt.startLine)] = JSON.stringify(bt);
       for (const f of bt.frames) {
-        if (f instanceof DeferredArgsFrame) deferred++;
+        if (f instanceof DeferredFrame) deferred++;
         read.push([f.level, f.pc, f.function, f.args, f.file, f.line, f.library, f.inlined, f.kind, f.incomplete, f.sourceLine, f.pcFlags, f.continuationLines, f.locals]);
       }
     },
@@ -36,7 +36,7 @@ function dropping(text: string, order: number[]): { json: string[]; read: unknow
   return { json, read, deferred };
 }
 
-test('deferred args: frames handed out with keepFrames false read and serialise as the plain frames', () => {
+test('deferred frame: frames handed out with keepFrames false read and serialise as the plain frames', () => {
   let deferred = 0;
   for (const { name, text } of texts) {
     const kept = parseDump(text);
@@ -57,13 +57,13 @@ test('deferred args: frames handed out with keepFrames false read and serialise 
   assert.ok(deferred > 100, `only ${deferred} deferred frames`);
 });
 
-test('deferred args: split once, on first read; a write replaces them', () => {
+test('deferred frame: arguments split once, on first read; the tail read on first use; writes replace them', () => {
   const seen: Backtrace[] = [];
   const parser = new DumpParser({ keepFrames: false, onBacktrace: (bt) => seen.push({ ...bt, frames: [...bt.frames] }) });
   parser.push('Thread 1 (Thread 0x7f (LWP 9)):\n#0  0x00007f3c2e891e9b in pthread_mutex_lock (mutex=0x55d0 <m>, n=n@entry=2) at m.c:9\n');
   parser.end();
   const frame = seen[0]!.frames[0]!;
-  assert.ok(frame instanceof DeferredArgsFrame);
+  assert.ok(frame instanceof DeferredFrame);
   const args = frame.args;
   assert.deepEqual(args, [
     { name: 'mutex', value: '0x55d0 <m>' },
@@ -72,5 +72,14 @@ test('deferred args: split once, on first read; a write replaces them', () => {
   assert.equal(frame.args, args, 'the second read returns the same list');
   frame.args = [];
   assert.deepEqual(frame.args, []);
+  assert.deepEqual([frame.file, frame.line, frame.library], ['m.c', 9, null]);
+  frame.library = 'libx.so';
+  assert.deepEqual([frame.file, frame.line, frame.library], ['m.c', 9, 'libx.so']);
+  frame.library = null;
+  // A write before any read keeps the rest of the tail.
+  const unread = new DeferredFrame();
+  unread.deferTail(' at m.c:9', 0);
+  unread.file = 'x.c';
+  assert.deepEqual([unread.file, unread.line, unread.library], ['x.c', 9, null]);
   assert.equal(JSON.stringify(frame), JSON.stringify({ ...parseDump('#0  0x00007f3c2e891e9b in pthread_mutex_lock (mutex=0x55d0 <m>, n=n@entry=2) at m.c:9\n').backtraces[0]!.frames[0]!, args: [], sourceLine: 2 }));
 });
