@@ -5,7 +5,7 @@
  * header, a frame whose level does not go on, prose, a prompt or a print.
  */
 import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, ThreadInfo } from '../model/dump.js';
-import { splitArgs } from './frame-body.js';
+import { DeferredFrame, splitArgs } from './frame-body.js';
 import type { LogicalLine } from './lines.js';
 
 export interface BuilderOptions {
@@ -106,7 +106,8 @@ export class DumpBuilder {
     frame.level = line.level;
     frame.sourceLine = line.line;
     const argsText = line.argsText;
-    frame.args = argsText === null || argsText.length === 0 ? [] : splitArgs(argsText, line.argsPlain);
+    if (frame instanceof DeferredFrame) frame.deferArgs(argsText, line.argsPlain);
+    else frame.args = argsText === null || argsText.length === 0 ? [] : splitArgs(argsText, line.argsPlain);
     if (line.extra) frame.continuationLines = line.extra;
     const prev = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
     if (prev !== null) {

@@ -23,4 +23,4 @@ async function load(): Promise<typeof ChevrotainApi> {
 const chevrotain = await load();
 
 export const { createToken, createTokenInstance, createSyntaxDiagramsCode, EmbeddedActionsParser, Lexer } = chevrotain;
-export type { IOrAlt, IToken, TokenType } from 'chevrotain';
+export type { IOrAlt, IRecognitionException, IToken, TokenType } from 'chevrotain';

@@ -52,7 +52,8 @@ export class DumpParser {
   constructor(options: ParseOptions = {}) {
     this.builder = new DumpBuilder(options);
     this.frameRuns = options.frameRuns !== false;
-    this.reader = new LineReader((line) => this.take(line));
+    // Frames dropped after onBacktrace are read only by it: their arguments can wait until read.
+    this.reader = new LineReader((line) => this.take(line), options.keepFrames === false);
   }
 
   /** Feeds a chunk; boundaries may fall anywhere (mid-line, mid-CRLF, mid-pager-prompt). */
@@ -116,25 +117,22 @@ export class DumpParser {
   private flush(): void {
     if (this.tokens.length === 0) return;
     const parser = backtraceParser();
-    parser.builder = this.builder;
-    parser.input = this.tokens;
     try {
-      parser.document();
+      parser.parseRecord(this.tokens, this.builder);
     } catch {
       // A bug, not an input problem (the grammar accepts every token sequence and the builder
       // never throws by design). Parsing must not throw: keep every line of the record visible.
       for (const token of this.linesOf(this.tokens)) this.builder.other(token);
-      parser.builder = null;
       this.clearRecord();
       return;
     }
-    if (parser.errors.length > 0) {
+    const errors = parser.recordErrors;
+    if (errors.length > 0) {
       // The grammar accepts every token sequence; should that ever fail, no line may be lost:
       // what the parser did not reach is handed over as unrecognised lines.
-      const at = this.tokens.indexOf(parser.errors[0]!.token as LogicalLine);
+      const at = this.tokens.indexOf(errors[0]!.token as LogicalLine);
       for (const token of this.linesOf(this.tokens.slice(at < 0 ? this.tokens.length : at))) this.builder.other(token);
     }
-    parser.builder = null;
     this.clearRecord();
   }
 

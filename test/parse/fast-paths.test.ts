@@ -123,3 +123,14 @@ test('fast paths: the one-match thread header read agrees with the general one',
     assert.equal(JSON.stringify(parseThreadHeader(line)), JSON.stringify(parseThreadHeader(line, false)), `key order: ${line}`);
   }
 });
+
+test('fast paths: the per-chunk clean check sees quoted-printable escapes wherever a chunk ends', () => {
+  const qpPieces = ['=3D', '=C3=B6', '=E2=80=A6', '=', '3D', 'C3', '=C', '=C3=', '#0  f (x=3D1) at a.c:1', '#1  g (s=3D"=C3=A9") at b.c:2', '\n', 'x', ' ', '=\n'];
+  const qpText = fc.array(fc.constantFrom(...qpPieces), { maxLength: 30 }).map((p) => p.join(''));
+  fc.assert(
+    fc.property(qpText, fc.integer({ min: 1, max: 9 }), (text, size) => {
+      assert.equal(parse(text, true, size), parse(text, true), `chunks of ${size}`);
+    }),
+    { numRuns: 1500, seed: 3 },
+  );
+});

@@ -13,6 +13,11 @@ import type { ISerializedGast } from '../../src/parse/diagrams.js';
 import { ROOT } from '../helpers/paths.js';
 import { grammarDiagramsHtml, serializedRules, tokenNames } from '../../src/parse/diagrams.js';
 import { UPDATE_GOLDEN } from './fixtures.js';
+import { DumpBuilder } from '../../src/parse/builder.js';
+import { createToken, Lexer } from '../../src/parse/chevrotain.js';
+import { BacktraceParser } from '../../src/parse/grammar.js';
+import { classify } from '../../src/parse/lines.js';
+import { asToken } from '../../src/parse/tokens.js';
 
 const EBNF_PATH = join(ROOT, 'grammar', 'gdb-backtrace.ebnf');
 const DIAGRAMS_PATH = join(ROOT, 'grammar', 'diagrams.html');
@@ -83,4 +88,21 @@ test('grammar: grammar/diagrams.html is generated from the current parser', () =
     return;
   }
   assert.equal(readFileSync(DIAGRAMS_PATH, 'utf8'), html, 'grammar/diagrams.html is stale: run the tests with UPDATE_GOLDEN=1');
+});
+
+test('grammar: parseRecord reports a failed parse in recordErrors, the list Chevrotain records into', () => {
+  const parser = new BacktraceParser();
+  const builder = new DumpBuilder();
+  // A token type outside the parser's vocabulary: no rule takes it, so the document stops before it.
+  const Foreign = createToken({ name: 'Foreign', pattern: Lexer.NA });
+  const foreign = { image: 'x', startOffset: 2, startLine: 2, tokenType: Foreign, tokenTypeIdx: Foreign.tokenTypeIdx! };
+  const quit = asToken(classify('Quit', 1));
+  parser.parseRecord([quit, foreign], builder);
+  assert.equal(parser.recordErrors.length, 1);
+  assert.equal(parser.recordErrors[0]!.token, foreign);
+  assert.deepEqual(parser.errors, parser.recordErrors, 'the getter copies the same list');
+  assert.equal(builder.ignored.length, 1, 'the token before the failure reached the builder');
+  parser.parseRecord([asToken(classify('Quit', 3))], builder);
+  assert.deepEqual(parser.recordErrors, [], 'the next record starts with no errors');
+  assert.equal(parser.builder, null);
 });
