@@ -117,7 +117,7 @@ export function prepareStack(bt: Pick<Backtrace, 'frames' | 'truncated'>, primit
   const names: string[] = new Array<string>(frames.length);
   const ids: number[] = new Array<number>(frames.length);
   const epoch = internFrames(frames, names, ids);
-  const stack: PreparedStack = { frames, names, ids, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated };
+  const stack: PreparedStack = { frames, names, ids, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated, memo: undefined };
   findAcquire(stack, primitives);
   return stack;
 }
@@ -154,13 +154,13 @@ interface RulePositions {
 function rulePositions(rule: ThreadRule, stack: PreparedStack, present: NameBits | null = null): RulePositions | null {
   const base = shapePositions(rule.base, stack, present);
   if (!base) return null;
-  if (rule.anyOf.length === 0) return { rule, base, alts: null };
+  if (rule.anyOf.length === 0) return { rule, base, alts: null, fixed: undefined };
   const alts: Array<{ shape: Shape; positions: number[] }> = [];
   for (const shape of rule.anyOf) {
     const positions = shapePositions(shape, stack, present);
     if (positions) alts.push({ shape, positions });
   }
-  return alts.length > 0 ? { rule, base, alts } : null;
+  return alts.length > 0 ? { rule, base, alts, fixed: undefined } : null;
 }
 
 /** The hit for matched positions: sites, and captures read from the frames at those positions. */
@@ -671,7 +671,9 @@ function detailCode(m: Matcher, id: number, details: Int32Array, frame: Frame): 
 function remember(m: Matcher, rules: LoadedRules, bt: Pick<Backtrace, 'frames' | 'truncated'>, h: number, epoch: number): PreparedStack {
   const n = bt.frames.length;
   const stackIds = m.ids.slice(0, n);
-  const stack: PreparedStack = { frames: bt.frames, names: stackIds.map((id) => namesById[id] as string), ids: stackIds, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated };
+  // Every PreparedStack is made with the same fields in the same order (memo included), so the
+  // code that reads them sees one object shape.
+  const stack: PreparedStack = { frames: bt.frames, names: stackIds.map((id) => namesById[id] as string), ids: stackIds, epoch, acquireIndex: 0, blocked: false, truncated: bt.truncated, memo: undefined };
   const nb = nameBits(m, stack);
   findAcquire(stack, rules.primitives, nb);
   if (m.size >= MEMO_LIMIT || m.frames + n > MEMO_FRAME_LIMIT) {
