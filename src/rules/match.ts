@@ -11,7 +11,7 @@
  * holds about a thousand distinct ones. Only captured argument values are read per stack.
  */
 import type { Backtrace, Frame } from '../model/dump.js';
-import { normalizeFunctionName, parseArgValue, type ParsedArgValue } from './normalize.js';
+import { hasPointerValue, normalizeFunctionName, parseArgValue, type ParsedArgValue } from './normalize.js';
 import { internEpoch, leadingCharsOf, type NameTest } from './pattern.js';
 import type { FrameCondition, LoadedRules, Shape, ThreadRule } from './types.js';
 
@@ -405,7 +405,10 @@ function frameDetailsMatch(cond: FrameCondition, frame: Frame): boolean {
     const found = frame.args.find((a) => a.name === arg.name);
     if (!found) return false;
     if (arg.value && !arg.value(found.value.trim())) return false;
-    if (arg.symbol || arg.address !== undefined) {
+    if (arg.symbol === undefined) {
+      // Only whether it holds a pointer (most argument conditions): no parse, no normalising.
+      if (arg.address !== undefined && hasPointerValue(found.value) !== arg.address) return false;
+    } else {
       const parsed = parseArgValue(found.value);
       if (arg.symbol && (parsed.symbol === null || !arg.symbol(parsed.symbol))) return false;
       if (arg.address !== undefined && (parsed.address !== null) !== arg.address) return false;

@@ -20,7 +20,7 @@ import type { Backtrace, Frame } from '../../src/model/dump.js';
 import { parseDump } from '../../src/parse/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { markProcessConditions, matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
-import { normalizeAddress, type ParsedArgValue } from '../../src/rules/normalize.js';
+import { hasPointerValue, normalizeAddress, parseArgValue, type ParsedArgValue } from '../../src/rules/normalize.js';
 import { expandTemplate } from '../../src/rules/template.js';
 import { compileGlob, compilePattern, leadingCharsOf, type NamePatternSpec } from '../../src/rules/pattern.js';
 import type { FrameCondition, LoadedRules } from '../../src/rules/types.js';
@@ -237,6 +237,24 @@ test('normalizeAddress (its no-regex path for plain hex) equals the regex defini
     }),
     { numRuns: 5000, seed: 5 },
   );
+});
+
+test('hasPointerValue (argument conditions that ask only for a pointer) agrees with parseArgValue', () => {
+  const part = fc.constantFrom('0x', '0X', '0', '1f', 'a', 'g', ' ', '\t', '\n', '(', ')', 'int *', '<', '>', 'sym', '+8', '@entry');
+  let pointers = 0;
+  fc.assert(
+    fc.property(fc.array(part, { maxLength: 10 }), (parts) => {
+      const value = parts.join('');
+      const expected = parseArgValue(value).address !== null;
+      if (expected) pointers++;
+      assert.equal(hasPointerValue(value), expected, JSON.stringify(value));
+    }),
+    { numRuns: 10000, seed: 11 },
+  );
+  assert.ok(pointers > 100, `only ${pointers} values held a pointer`);
+  for (const value of ['0x7ffd5ca900', '  (pthread_mutex_t *) 0x55d0c0ffee <m>', '(int) 0', '<optimized out>', '0x', ' 0x1 ']) {
+    assert.equal(hasPointerValue(value), parseArgValue(value).address !== null, value);
+  }
 });
 
 test('expandTemplate (templates cut once, then filled) equals the regex-replace definition', () => {
