@@ -174,16 +174,17 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   }
 
   const threads = works.map((w) => w.analysis).sort((a, b) => compareThreadKeys(a.key, b.key));
-  const acquireNames = new Map<string, string | null>();
-  for (const w of works) acquireNames.set(w.key, w.primary.acquireName);
+  // Read for the threads of cycles alone: looked up through byKey, not copied into a map per thread.
+  const acquireNames = { get: (key: string): string | null | undefined => byKey.get(key)?.primary.acquireName };
   const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
   const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
-  const timedThreads = new Set(works.filter((w) => w.fired.some((f) => f.rule.effect.timed === true)).map((w) => w.key));
+  const timedThreads = new Set<string>();
+  for (const w of works) if (w.timed) timedThreads.add(w.key);
   const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads });
   const unresolved: UnresolvedWait[] = hang.unresolved;
   const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
   for (const note of dump.capped ?? []) notes.push(note);
-  if (wholeProcessLooksHung(works.map((w) => ({ blocked: w.analysis.blocked, timed: w.fired.some((f) => f.rule.effect.timed === true) })))) notes.push(WHOLE_PROCESS_HUNG_NOTE);
+  if (wholeProcessLooksHung(works)) notes.push(WHOLE_PROCESS_HUNG_NOTE);
   return {
     schemaVersion: 1,
     verdict,
@@ -242,12 +243,14 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   const merged: number[] = new Array<number>(g.merged.length);
   for (let k = 0; k < g.merged.length; k++) merged[k] = (g.merged[k] as BacktraceSummary).index;
   const idle = stateRule?.effect.idle === true;
+  let timed = false;
+  for (let k = 0; k < fired.length && !timed; k++) timed = (fired[k] as FiredRule).rule.effect.timed === true;
   // Two literals rather than a spread of an optional field: the same key order, without a
   // generic property copy for each of 100,000 threads.
   const analysis: ThreadAnalysis = stateRule
     ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked }
     : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked };
-  return { key: g.key, primary, merged: g.merged, fired, stateRule, analysis };
+  return { key: g.key, primary, merged: g.merged, fired, stateRule, analysis, blocked, timed };
 }
 
 /**

@@ -19,6 +19,10 @@ export interface ThreadWork {
   /** The rule that set the state, or null. */
   stateRule: ThreadRule | null;
   analysis: ThreadAnalysis;
+  /** Some backtrace of the thread starts with wait primitives (`analysis.blocked`). */
+  blocked: boolean;
+  /** Some rule that fired says the thread's wait has a time limit. */
+  timed: boolean;
 }
 
 /** Minimum number of top frames (same levels, same names) a headerless bt must share with a thread. */
