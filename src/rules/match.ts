@@ -517,7 +517,7 @@ interface Matcher {
   detailed: FrameCondition[];
   /** Per condition of `detailed`, the number of its name test (-1: none). */
   detailedTests: Int32Array;
-  /** Which tests a name can pass, by its first character (see testsFor). */
+  /** Which tests a name can pass, by its first character (see testsByChar). */
   testsByChar: TestsByChar;
   facts: Array<NameFacts | undefined>;
   /** Frame codes beyond MAX_DETAIL_BITS: `nameId:bits` → a code below 0. */
@@ -604,8 +604,8 @@ function testsByChar(tests: NameTest[]): TestsByChar {
       else list.push(t);
     }
   });
-  const frozen = (by: Map<number, number[]>): Map<number, Int32Array> => new Map([...by].map(([c, list]) => [c, Int32Array.from(list)]));
-  return { any: Int32Array.from(any), plain: frozen(plain), stripped: frozen(stripped) };
+  const typed = (by: Map<number, number[]>): Map<number, Int32Array> => new Map([...by].map(([c, list]) => [c, Int32Array.from(list)]));
+  return { any: Int32Array.from(any), plain: typed(plain), stripped: typed(stripped) };
 }
 
 /** Sets in `bits` the tests of `list` that `name` passes. */
