@@ -10,10 +10,10 @@ import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
 import { normalizeAddress } from '../rules/normalize.js';
 import { expandTemplate } from '../rules/template.js';
-import type { LoadedRules } from '../rules/types.js';
+import type { LoadedRules, ThreadRule } from '../rules/types.js';
 import { buildDeadlocks, findHang } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
-import { groupThreads, settleRules, stateRuleOf, type ThreadWork } from './threads.js';
+import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
 
@@ -65,34 +65,8 @@ export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
 
 function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[]): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
-  const works: ThreadWork[] = groups.map((g) => {
-    const all = [g.primary, ...g.merged];
-    const fired = settleRules(rules, all, processFlags);
-    const stateRule = stateRuleOf(fired);
-    const blocked = all.some((s) => s.blocked);
-    const info = g.primary.thread;
-    const acquire = g.primary.acquireSite;
-    // The default state only when no rule sets one (its text is built per thread).
-    const defaultState = (): { state: string; stateText: string } =>
-      g.primary.frameCount === 0
-        ? { state: 'unknown', stateText: 'no frames shown' }
-        : blocked
-          ? { state: 'waiting', stateText: `waits in ${acquire?.function ?? 'a wait primitive'} (no rule explains this wait)` }
-          : { state: 'running', stateText: 'running (not blocked in a wait)' };
-    const ruleState = stateRule?.effect.state;
-    const fallback = ruleState === undefined ? defaultState() : null;
-    const state = ruleState ?? (fallback as { state: string }).state;
-    const stateText = stateRule?.effect.stateText ?? ruleState ?? (fallback as { stateText: string }).stateText;
-    const ruleIds = fired.map((f) => f.rule.id);
-    const merged = g.merged.map((m) => m.index);
-    const idle = stateRule?.effect.idle === true;
-    // Two literals rather than a spread of an optional field: the same key order, without a
-    // generic property copy for each of 100,000 threads.
-    const analysis: ThreadAnalysis = stateRule
-      ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: g.primary.index, merged, idle, blocked }
-      : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: g.primary.index, merged, idle, blocked };
-    return { key: g.key, primary: g.primary, merged: g.merged, fired, stateRule, analysis };
-  });
+  const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
+  for (let i = 0; i < groups.length; i++) works[i] = threadWork(rules, groups[i] as ThreadGroup, processFlags);
   const byKey = mapBy(works, (w) => w.key);
 
   // Rule effects → edges.
@@ -200,16 +174,17 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   }
 
   const threads = works.map((w) => w.analysis).sort((a, b) => compareThreadKeys(a.key, b.key));
-  const acquireNames = new Map<string, string | null>();
-  for (const w of works) acquireNames.set(w.key, w.primary.acquireName);
+  // Read for the threads of cycles alone: looked up through byKey, not copied into a map per thread.
+  const acquireNames = { get: (key: string): string | null | undefined => byKey.get(key)?.primary.acquireName };
   const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
   const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
-  const timedThreads = new Set(works.filter((w) => w.fired.some((f) => f.rule.effect.timed === true)).map((w) => w.key));
+  const timedThreads = new Set<string>();
+  for (const w of works) if (w.timed) timedThreads.add(w.key);
   const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads });
   const unresolved: UnresolvedWait[] = hang.unresolved;
   const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
   for (const note of dump.capped ?? []) notes.push(note);
-  if (wholeProcessLooksHung(works.map((w) => ({ blocked: w.analysis.blocked, timed: w.fired.some((f) => f.rule.effect.timed === true) })))) notes.push(WHOLE_PROCESS_HUNG_NOTE);
+  if (wholeProcessLooksHung(works)) notes.push(WHOLE_PROCESS_HUNG_NOTE);
   return {
     schemaVersion: 1,
     verdict,
@@ -230,6 +205,52 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     },
     dump,
   };
+}
+
+type ThreadGroup = ReturnType<typeof groupThreads>['threads'][number];
+
+/**
+ * One thread's settled rules, state and analysis record (runs once per thread: plain loops, no
+ * closures or spreads, and the one-backtrace case — nearly every thread — without a summary list).
+ */
+function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[]): ThreadWork {
+  const primary = g.primary;
+  const fired = settleRules(rules, g.merged.length === 0 ? [primary] : [primary, ...g.merged], processFlags);
+  const stateRule = stateRuleOf(fired);
+  let blocked = primary.blocked;
+  for (let k = 0; k < g.merged.length && !blocked; k++) blocked = (g.merged[k] as BacktraceSummary).blocked;
+  const info = primary.thread;
+  const acquire = primary.acquireSite;
+  const ruleState = stateRule?.effect.state;
+  let state: string;
+  let stateText: string;
+  if (ruleState !== undefined) {
+    state = ruleState;
+    stateText = (stateRule as ThreadRule).effect.stateText ?? ruleState;
+  } else if (primary.frameCount === 0) {
+    // The default state only when no rule sets one (stateRuleOf gives only rules that do).
+    state = 'unknown';
+    stateText = 'no frames shown';
+  } else if (blocked) {
+    state = 'waiting';
+    stateText = `waits in ${acquire?.function ?? 'a wait primitive'} (no rule explains this wait)`;
+  } else {
+    state = 'running';
+    stateText = 'running (not blocked in a wait)';
+  }
+  const ruleIds: string[] = new Array<string>(fired.length);
+  for (let k = 0; k < fired.length; k++) ruleIds[k] = (fired[k] as FiredRule).rule.id;
+  const merged: number[] = new Array<number>(g.merged.length);
+  for (let k = 0; k < g.merged.length; k++) merged[k] = (g.merged[k] as BacktraceSummary).index;
+  const idle = stateRule?.effect.idle === true;
+  let timed = false;
+  for (let k = 0; k < fired.length && !timed; k++) timed = (fired[k] as FiredRule).rule.effect.timed === true;
+  // Two literals rather than a spread of an optional field: the same key order, without a
+  // generic property copy for each of 100,000 threads.
+  const analysis: ThreadAnalysis = stateRule
+    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked }
+    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked };
+  return { key: g.key, primary, merged: g.merged, fired, stateRule, analysis, blocked, timed };
 }
 
 /**

@@ -14,8 +14,8 @@ export interface DeadlockInput {
   edges: Edge[];
   waits: WaitInfo[];
   threads: ThreadAnalysis[];
-  /** Normalised acquire-site function per thread key. */
-  acquireNames: Map<ThreadKey, string | null>;
+  /** Normalised acquire-site function per thread key (only `get` is used: a lookup, not a copy). */
+  acquireNames: Pick<ReadonlyMap<ThreadKey, string | null>, 'get'>;
   /** Labels of all-of resources, e.g. `julia:gc-stop` → `Julia GC stop-the-world`. */
   allOfLabels: Map<string, string>;
 }
@@ -105,7 +105,7 @@ export function resourceKind(id: string): string {
  * tokens, sorted and de-duplicated: no thread numbers, LWPs or addresses, and the same bug with
  * one more waiting thread keeps its signature.
  */
-function signature(component: CycleComponent, acquireNames: Map<ThreadKey, string | null>): string {
+function signature(component: CycleComponent, acquireNames: DeadlockInput['acquireNames']): string {
   const tokens = new Set<string>();
   for (const e of component.edges) {
     if (!isThreadNode(e.from)) continue;

@@ -19,6 +19,10 @@ export interface ThreadWork {
   /** The rule that set the state, or null. */
   stateRule: ThreadRule | null;
   analysis: ThreadAnalysis;
+  /** Some backtrace of the thread starts with wait primitives (`analysis.blocked`). */
+  blocked: boolean;
+  /** Some rule that fired says the thread's wait has a time limit. */
+  timed: boolean;
 }
 
 /** Minimum number of top frames (same levels, same names) a headerless bt must share with a thread. */
@@ -118,6 +122,10 @@ export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], p
   // loader's order; alternatives of one rule from several backtraces are joined in input order.
   // Plain loops: this runs once per thread.
   const order = ruleOrder(rules);
+  if (summaries.length === 1) {
+    const fired = settleInOrder(rules, order, (summaries[0] as BacktraceSummary).hits, processFlags);
+    if (fired !== null) return fired;
+  }
   const hits: Array<{ index: number; alts: SummaryAlternative[]; owned: boolean }> = [];
   for (const s of summaries) {
     const sh = s.hits;
@@ -142,6 +150,28 @@ export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], p
   for (const { index, alts } of hits) {
     const rule = rules.threadRules[index] as ThreadRule;
     const alt = firstSettled(alts, processFlags);
+    if (alt === undefined || firedAny(fired, rule.unlessRules)) continue;
+    fired.push({ rule, alt });
+  }
+  return fired;
+}
+
+/**
+ * settleRules for hits that are already one per rule in the loader's order — one backtrace's, as
+ * matchBacktrace gives them (nearly every thread has one backtrace): no gathering, no sort. Null
+ * when they are not in that order (then the general path settles them).
+ */
+function settleInOrder(rules: LoadedRules, order: Map<string, number>, hits: SummaryHit[], processFlags: boolean[]): FiredRule[] | null {
+  const fired: FiredRule[] = [];
+  let last = -1;
+  for (let k = 0; k < hits.length; k++) {
+    const hit = hits[k] as SummaryHit;
+    const index = order.get(hit.ruleId);
+    if (index === undefined) continue;
+    if (index <= last) return null;
+    last = index;
+    const rule = rules.threadRules[index] as ThreadRule;
+    const alt = firstSettled(hit.alternatives, processFlags);
     if (alt === undefined || firedAny(fired, rule.unlessRules)) continue;
     fired.push({ rule, alt });
   }

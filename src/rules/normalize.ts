@@ -87,6 +87,14 @@ export interface ParsedArgValue {
 
 const POINTER_VALUE = /^(?:\([^()]*\)\s*)?(0x[0-9a-fA-F]+)(?:\s+<([^<>]+(?:<[^<>]*>[^<>]*)*)>)?/;
 
+/** What POINTER_VALUE needs to match at all: the optional cast, `0x` and one hex digit. */
+const POINTER_START = /^\s*(?:\([^()]*\)\s*)?0x[0-9a-fA-F]/;
+
+/** `parseArgValue(value).address !== null`, without parsing the rest or normalising the address. */
+export function hasPointerValue(value: string): boolean {
+  return POINTER_START.test(value);
+}
+
 export function parseArgValue(value: string): ParsedArgValue {
   const m = POINTER_VALUE.exec(value.trim());
   if (!m) return { value, address: null, symbol: null };

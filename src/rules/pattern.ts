@@ -71,7 +71,57 @@ export function compilePattern(input: NamePatternInput): NameTest {
     test = (name) => re.test(name);
   }
   const full: NameTest = ignore ? (name) => test(stripLeadingUnderscores(name)) : test;
-  return spec.exact !== undefined && !ignore ? full : memoize(full);
+  const compiled = spec.exact !== undefined && !ignore ? full : memoize(full);
+  const first = firstCharsOf(spec, prep);
+  if (first !== null) leadingChars.set(compiled, { chars: first, underscores: ignore });
+  return compiled;
+}
+
+/**
+ * What a name must start with for a test to pass: one of `chars` (UTF-16 code units), read after
+ * the name's leading underscores when `underscores` is set (`underscores: ignore` patterns). Lets
+ * a caller that tests many names against many patterns skip the patterns a name cannot match
+ * without calling them (rules/match.ts, once per distinct name).
+ */
+export interface LeadingChars {
+  chars: ReadonlySet<number>;
+  underscores: boolean;
+}
+
+const leadingChars = new WeakMap<NameTest, LeadingChars>();
+
+/** The first characters a name passing `test` can have, or undefined when any (regexes, globs that open with a wildcard, tests not made by compilePattern). */
+export function leadingCharsOf(test: NameTest): LeadingChars | undefined {
+  return leadingChars.get(test);
+}
+
+function firstCharsOf(spec: NamePatternSpec, prep: (s: string) => string): Set<number> | null {
+  let heads: string[];
+  if (spec.exact !== undefined) heads = asList(spec.exact).map(prep);
+  else if (spec.prefix !== undefined) heads = asList(spec.prefix).map(prep);
+  else if (spec.glob !== undefined) heads = asList(spec.glob).map((g) => globHead(prep(g)));
+  else return null;
+  const chars = new Set<number>();
+  for (const head of heads) {
+    // An empty head (the empty name, a glob opening with `*` or `?`): any first character.
+    if (head.length === 0) return null;
+    chars.add(head.charCodeAt(0));
+  }
+  return chars;
+}
+
+/** The literal text a glob starts with, escapes resolved (empty when it opens with a wildcard). */
+function globHead(glob: string): string {
+  let head = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*' || c === '?') break;
+    if (c === '\\') {
+      if (i + 1 >= glob.length) break;
+      head += glob[++i] as string;
+    } else head += c;
+  }
+  return head;
 }
 
 /** Entries a pattern remembers before it starts over; names repeat across threads, so hits are the rule. */

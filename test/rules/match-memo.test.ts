@@ -6,6 +6,8 @@
  *   their arguments, libraries and JIT-ness changed (what the fingerprint must tell apart);
  * - the fingerprint's wide path (over 31 detail bits for one name), the interning table
  *   starting over mid-dump, and the memo starting over when full;
+ * - the first characters a pattern's names must have (the memo calls only the tests a new name's
+ *   first character allows): no name passes a test without one of them,
  * - a glob's literal head/tail shortcut against a reference regex, normalizeAddress against its
  *   regexes, expandTemplate against its regex-replace definition.
  */
@@ -18,9 +20,9 @@ import type { Backtrace, Frame } from '../../src/model/dump.js';
 import { parseDump } from '../../src/parse/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { markProcessConditions, matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
-import { normalizeAddress, type ParsedArgValue } from '../../src/rules/normalize.js';
+import { hasPointerValue, normalizeAddress, parseArgValue, type ParsedArgValue } from '../../src/rules/normalize.js';
 import { expandTemplate } from '../../src/rules/template.js';
-import { compileGlob, compilePattern } from '../../src/rules/pattern.js';
+import { compileGlob, compilePattern, leadingCharsOf, type NamePatternSpec } from '../../src/rules/pattern.js';
 import type { FrameCondition, LoadedRules } from '../../src/rules/types.js';
 import { FIXTURES, HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';
 import { prng } from '../helpers/prng.js';
@@ -189,6 +191,42 @@ test('globs (with their literal head and tail shortcut) match exactly what the e
   );
 });
 
+test('a name passes a pattern only when it starts with one of the pattern\'s leading characters', () => {
+  const part = fc.constantFrom('a', 'b', '_', '__', ':', '*', '?', '\\*', '\\_');
+  const text = (max: number) => fc.array(part, { maxLength: max }).map((parts) => parts.join(''));
+  const plain = fc.array(fc.constantFrom('a', 'b', '_', '__', ':'), { minLength: 0, maxLength: 4 }).map((parts) => parts.join(''));
+  const spec = fc.oneof(
+    fc.array(plain, { minLength: 1, maxLength: 3 }).map((exact): NamePatternSpec => ({ exact })),
+    fc.array(plain.filter((p) => p.replace(/^_+/, '') !== ''), { minLength: 1, maxLength: 3 }).map((prefix): NamePatternSpec => ({ prefix })),
+    fc.array(text(6), { minLength: 1, maxLength: 3 }).map((glob): NamePatternSpec => ({ glob })),
+  );
+  const name = fc.array(fc.constantFrom('a', 'b', '_', ':', '*'), { maxLength: 8 }).map((parts) => parts.join(''));
+  let passed = 0;
+  let known = 0;
+  fc.assert(
+    fc.property(spec, fc.boolean(), fc.array(name, { minLength: 1, maxLength: 8 }), (raw, ignore, names) => {
+      const s: NamePatternSpec = { ...raw, underscores: ignore ? 'ignore' : 'exact' };
+      const test = compilePattern(s);
+      const leading = leadingCharsOf(test);
+      if (leading !== undefined) known++;
+      for (const n of names) {
+        if (!test(n)) continue;
+        passed++;
+        if (leading === undefined) continue;
+        assert.equal(leading.underscores, ignore);
+        const first = ignore ? n.replace(/^_+/, '') : n;
+        assert.ok(first.length > 0 && leading.chars.has(first.charCodeAt(0)), `${JSON.stringify(s)} passed ${JSON.stringify(n)}, which starts with none of its leading characters`);
+      }
+    }),
+    { numRuns: 3000, seed: 7 },
+  );
+  // The property was exercised: patterns with known leading characters, and names that passed.
+  assert.ok(known > 1000 && passed > 500, `known ${known}, passed ${passed}`);
+  assert.equal(leadingCharsOf(compilePattern({ regex: 'a.*' })), undefined);
+  assert.equal(leadingCharsOf(compilePattern({ glob: '*a' })), undefined);
+  assert.deepEqual([...(leadingCharsOf(compilePattern({ glob: ['\\*x', 'b*'] }))?.chars ?? [])], ['*'.charCodeAt(0), 'b'.charCodeAt(0)]);
+});
+
 test('normalizeAddress (its no-regex path for plain hex) equals the regex definition', () => {
   const reference = (hex: string): string => `0x${hex.toLowerCase().replace(/^0x/, '').replace(/^0+(?=.)/, '')}`;
   const text = fc.array(fc.constantFrom('0', '0', '1', 'a', 'F', 'x', 'X', 'g', ' ', '\n'), { maxLength: 12 }).map((p) => p.join(''));
@@ -199,6 +237,24 @@ test('normalizeAddress (its no-regex path for plain hex) equals the regex defini
     }),
     { numRuns: 5000, seed: 5 },
   );
+});
+
+test('hasPointerValue (argument conditions that ask only for a pointer) agrees with parseArgValue', () => {
+  const part = fc.constantFrom('0x', '0X', '0', '1f', 'a', 'g', ' ', '\t', '\n', '(', ')', 'int *', '<', '>', 'sym', '+8', '@entry');
+  let pointers = 0;
+  fc.assert(
+    fc.property(fc.array(part, { maxLength: 10 }), (parts) => {
+      const value = parts.join('');
+      const expected = parseArgValue(value).address !== null;
+      if (expected) pointers++;
+      assert.equal(hasPointerValue(value), expected, JSON.stringify(value));
+    }),
+    { numRuns: 10000, seed: 11 },
+  );
+  assert.ok(pointers > 100, `only ${pointers} values held a pointer`);
+  for (const value of ['0x7ffd5ca900', '  (pthread_mutex_t *) 0x55d0c0ffee <m>', '(int) 0', '<optimized out>', '0x', ' 0x1 ']) {
+    assert.equal(hasPointerValue(value), parseArgValue(value).address !== null, value);
+  }
 });
 
 test('expandTemplate (templates cut once, then filled) equals the regex-replace definition', () => {
