@@ -8,15 +8,21 @@
  * (cli/run-bundle.ts): the founding report ~150 → ~125 ms, `node -e 0` being ~55 ms here
  * (issue 7 figure 4, issue 4's attach figure).
  *
- * - dist/src/cli/waitgraph.cjs is the bundle (entry: cli/main.ts). Its first line carries a fresh
- *   build id; dist/src/cli/main.js (what bin/waitgraph.js imports) is replaced by a two-line
- *   loader that runs it through run-bundle.js. Every other dist/src module stays as tsc wrote
- *   it (tests and library users import those). A later plain `tsc` rewrites main.js with the
- *   unbundled module, so the CLI never runs a bundle older than dist/src.
- * - The code cache (waitgraph.cjs.cache) is saved by running the bundled CLI once on the founding
+ * - Two scripts: dist/src/cli/waitgraph-early.cjs holds live/early.ts and the modules it reaches
+ *   (errors, the gdb driver: ~30 kB), waitgraph.cjs the rest of the CLI from cli/main.ts, which
+ *   `require`s those modules from the early part (`waitgraph-early:live/early.js`; run-bundle.ts
+ *   resolves them) instead of keeping copies: one early gdb, one set of error classes. The early
+ *   part runs first, so `attach`/`core` start gdb before the 2 MB rest is loaded (issue 4's
+ *   figure: one script of everything measured ~0.05 worse than the earlier ESM chunks).
+ * - Each script's first line carries the same fresh build id; dist/src/cli/main.js (what
+ *   bin/waitgraph.js imports) is replaced by a loader that runs them through run-bundle.js. Every
+ *   other dist/src module stays as tsc wrote it (tests and library users import those). A later
+ *   plain `tsc` rewrites main.js with the unbundled module, so the CLI never runs a bundle older
+ *   than dist/src.
+ * - The code caches (`*.cjs.cache`) are saved by running the bundled CLI once on the founding
  *   report: V8 then holds the bytecode of every function that run compiled (parser, rules,
- *   analysis, text report), not only the top level. It starts with the build id, so a cache never
- *   outlives its bundle.
+ *   analysis, text report), not only the top level. Each starts with the build id, so a cache
+ *   never outlives its bundle.
  * - Lazy imports stay lazy: esbuild turns `import('./x.js')` of a bundled module into an
  *   initialiser called on first use, so a command's or a format's modules still run only when
  *   needed (check's zod, the gdb driver, Markdown …).
@@ -37,21 +43,24 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILD_ID_PREFIX, buildIdOf, cachePathOf } from './run-bundle.js';
+import { BUILD_ID_PREFIX, buildIdOf, cachePathOf, SHARED_PREFIX } from './run-bundle.js';
 
 const CLI_DIR = dirname(fileURLToPath(import.meta.url));
 const SRC_DIR = dirname(CLI_DIR);
 const REPO_ROOT = dirname(dirname(SRC_DIR));
 const ENTRY = join(CLI_DIR, 'main.js');
 const BUNDLE = join(CLI_DIR, 'waitgraph.cjs');
+const EARLY_BUNDLE = join(CLI_DIR, 'waitgraph-early.cjs');
+/** What `attach` and `core` run before the rest is loaded (see cli/main.ts and live/early.ts). */
+const EARLY_ENTRY = join(SRC_DIR, 'live', 'early.js');
 /** Chunk files of the earlier ESM bundle layout, removed when found. */
 const OLD_CHUNK_PREFIX = 'bundle-';
 const EXTERNAL = ['@viz-js/viz'];
 /** main.js after this step; tsc's main.js never starts with it. */
 const LOADER_MARK = '// waitgraph bundle loader (src/cli/bundle.ts)';
-const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph.cjs', import.meta.url));\n`;
+const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph-early.cjs', import.meta.url), new URL('./waitgraph.cjs', import.meta.url));\n`;
 /** The run whose compiled functions the code cache keeps. */
 const CACHE_RUN_INPUT = join(REPO_ROOT, 'fixtures', 'enzyme-autodiff-deferred.txt');
 const CJS_BANNER = "const __waitgraphBundleUrl = require('node:url').pathToFileURL(__filename).href;";
@@ -68,8 +77,13 @@ function chevrotainBundlePath(): string {
   return fileURLToPath(new URL('../chevrotain.mjs', `file://${entry}`));
 }
 
-/** What a dist/src module becomes in the bundle (see the list at the top). */
-function bundledSource(path: string, text: string): string {
+/** A dist/src module's path relative to dist/src, with forward slashes (the early part's keys). */
+function srcKey(path: string): string {
+  return relative(SRC_DIR, path).split(sep).join('/');
+}
+
+/** What a dist/src module becomes in a bundle (see the list at the top); `shared`: the early part's modules. */
+function bundledSource(path: string, text: string, shared: ReadonlySet<string> = new Set()): string {
   if (path === join(SRC_DIR, 'parse', 'chevrotain.js')) {
     const names = /export const \{([^}]+)\} = chevrotain;/.exec(text)?.[1];
     if (names === undefined) throw new Error('bundle: parse/chevrotain.js no longer has the expected export line');
@@ -79,6 +93,10 @@ function bundledSource(path: string, text: string): string {
   // An external's CommonJS build, required on first use: a dynamic import() inside vm.Script would
   // need Node's experimental vm loader hook (and is lost with a code cache in Node 20).
   for (const name of EXTERNAL) out = out.replaceAll(`import('${name}')`, `Promise.resolve().then(() => require('${name}'))`);
+  // The same for a module of the early part: the rest of the CLI requires it from there.
+  out = out.replace(/\bimport\(('\.[^']+')\)/g, (call, spec: string) =>
+    shared.has(resolve(dirname(path), spec.slice(1, -1))) ? `Promise.resolve().then(() => require(${spec}))` : call,
+  );
   if (out.includes('import.meta.url')) out = out.replaceAll('import.meta.url', metaUrlFor(path));
   return out;
 }
@@ -92,52 +110,92 @@ async function main(): Promise<number> {
     return 0;
   }
   const entrySource = readFileSync(ENTRY, 'utf8');
-  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE)) {
+  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE) && existsSync(EARLY_BUNDLE)) {
     // tsc rewrites main.js on every run, so no tsc ran since this bundle was made: it is current.
     console.log('bundle: dist/src/cli/waitgraph.cjs is already the bundle of the current dist/src');
     return 0;
   }
   const id = randomUUID();
-  const result = await esbuild.build({
-    entryPoints: [ENTRY],
+  const common = {
     bundle: true,
-    format: 'cjs',
-    platform: 'node',
+    format: 'cjs' as const,
+    platform: 'node' as const,
     target: 'node20',
-    outfile: BUNDLE,
+    absWorkingDir: REPO_ROOT,
     external: EXTERNAL,
     banner: { js: `${BUILD_ID_PREFIX}${id}\n${CJS_BANNER}` },
     // Dependencies' own `import.meta.url` (e.g. fdir's createRequire): the bundle's URL, from
     // where their `require`s resolve the same packages.
     define: { 'import.meta.url': '__waitgraphBundleUrl' },
-    legalComments: 'none',
-    write: false,
-    logLevel: 'warning',
+    legalComments: 'none' as const,
+    write: false as const,
+    logLevel: 'warning' as const,
+  };
+  const sourcePlugin = (shared: ReadonlySet<string>): import('esbuild').Plugin => ({
+    name: 'waitgraph-cjs',
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(SRC_DIR + sep)) return undefined;
+        return { contents: bundledSource(args.path, readFileSync(args.path, 'utf8'), shared), loader: 'js' };
+      });
+    },
+  });
+  // The early part: live/early.ts and every dist/src module it reaches (errors, the gdb driver),
+  // found by bundling it once; one object maps each module's key to its exports.
+  const probe = await esbuild.build({ ...common, entryPoints: [EARLY_ENTRY], metafile: true, plugins: [sourcePlugin(new Set())] });
+  const shared = new Set(Object.keys(probe.metafile.inputs).map((p) => resolve(REPO_ROOT, p)).filter((p) => p.startsWith(SRC_DIR + sep)));
+  const sharedList = [...shared].sort();
+  const early = await esbuild.build({
+    ...common,
+    stdin: {
+      contents:
+        sharedList.map((p, i) => `import * as m${i} from ${JSON.stringify(p)};`).join('\n') +
+        `\nexport const modules = { ${sharedList.map((p, i) => `${JSON.stringify(srcKey(p))}: m${i}`).join(', ')} };\n`,
+      resolveDir: SRC_DIR,
+      sourcefile: 'early-part.js',
+      loader: 'js',
+    },
+    plugins: [sourcePlugin(shared)],
+  });
+  // The rest: the whole CLI from cli/main.ts, taking the early part's modules from it.
+  const rest = await esbuild.build({
+    ...common,
+    entryPoints: [ENTRY],
     plugins: [
+      sourcePlugin(shared),
       {
-        name: 'waitgraph-cjs',
+        name: 'waitgraph-early-part',
         setup(build) {
-          build.onLoad({ filter: /\.js$/ }, (args) => {
-            if (!args.path.startsWith(SRC_DIR + sep)) return undefined;
-            return { contents: bundledSource(args.path, readFileSync(args.path, 'utf8')), loader: 'js' };
+          build.onResolve({ filter: /^\./ }, (args) => {
+            if (!args.importer.startsWith(SRC_DIR + sep)) return undefined;
+            const path = resolve(args.resolveDir, args.path);
+            return shared.has(path) ? { path: `${SHARED_PREFIX}${srcKey(path)}`, external: true } : undefined;
           });
         },
       },
     ],
   });
-  const [output] = result.outputFiles;
-  if (output === undefined || result.outputFiles.length !== 1) throw new Error('bundle: esbuild wrote no single bundle');
+  const [earlyOut] = early.outputFiles;
+  const [output] = rest.outputFiles;
+  if (earlyOut === undefined || output === undefined || early.outputFiles.length !== 1 || rest.outputFiles.length !== 1) {
+    throw new Error('bundle: esbuild wrote no single bundle');
+  }
   for (const f of readdirSync(CLI_DIR)) if (f.startsWith(OLD_CHUNK_PREFIX) && f.endsWith('.js')) rmSync(join(CLI_DIR, f));
-  rmSync(cachePathOf(BUNDLE), { force: true });
-  writeFileSync(BUNDLE, output.contents);
-  if (buildIdOf(output.text) !== id) throw new Error('bundle: the build id is not on the bundle\'s first line');
+  for (const [file, out] of [[EARLY_BUNDLE, earlyOut], [BUNDLE, output]] as const) {
+    rmSync(cachePathOf(file), { force: true });
+    writeFileSync(file, out.contents);
+    if (buildIdOf(out.text) !== id) throw new Error(`bundle: the build id is not on ${file}'s first line`);
+  }
   // The loader goes last (renamed into place), so main.js never names a bundle that is not there yet.
   const temp = `${ENTRY}.${process.pid}.tmp`;
   writeFileSync(temp, LOADER);
   renameSync(temp, ENTRY);
   // tsc's source map describes the unbundled main.js.
   rmSync(`${ENTRY}.map`, { force: true });
-  console.log(`bundle: dist/src/cli/waitgraph.cjs (${(output.contents.length / 1e6).toFixed(1)} MB) and its loader main.js; ${saveCodeCache()}`);
+  console.log(
+    `bundle: dist/src/cli/waitgraph-early.cjs (${sharedList.length} modules, ${(earlyOut.contents.length / 1e3).toFixed(0)} kB), ` +
+      `waitgraph.cjs (${(output.contents.length / 1e6).toFixed(1)} MB) and their loader main.js; ${saveCodeCache()}`,
+  );
   return 0;
 }
 
@@ -150,8 +208,9 @@ function saveCodeCache(): string {
     encoding: 'utf8',
   });
   // Exit 1 is the founding report's verdict (a deadlock), not a failure.
-  if (run.status !== 1 || !existsSync(cachePathOf(BUNDLE))) {
+  if (run.status !== 1 || !existsSync(cachePathOf(BUNDLE)) || !existsSync(cachePathOf(EARLY_BUNDLE))) {
     rmSync(cachePathOf(BUNDLE), { force: true });
+    rmSync(cachePathOf(EARLY_BUNDLE), { force: true });
     return `no code cache (the cache run exited ${run.status}: ${(run.stderr ?? '').trim().split('\n')[0] ?? ''})`;
   }
   return 'code cache saved';

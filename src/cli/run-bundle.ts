@@ -1,6 +1,7 @@
 /**
- * Runs the bundled CLI (`dist/src/cli/waitgraph.cjs`, written by cli/bundle.ts) with V8's code
- * cache: the bytecode of every function the build's own run compiled, saved beside the bundle.
+ * Runs the bundled CLI (`dist/src/cli/waitgraph-early.cjs` and `waitgraph.cjs`, written by
+ * cli/bundle.ts) with V8's code cache: the bytecode of every function the build's own run
+ * compiled, saved beside each bundle.
  * Node 20 keeps no compile cache of its own for ES modules (`module.enableCompileCache` came in
  * Node 22), and parsing and compiling the ~2 MB CLI was ~25 ms of a ~150 ms start (issue 7,
  * figure 4: the founding report within 2.5 × `node -e 0`, aiming for 1.5).
@@ -22,7 +23,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
-/** The bundle's first line: `// waitgraph bundle <id>`; the cache file starts with the same id. */
+/** A bundle's first line: `// waitgraph bundle <id>`; its cache file starts with the same id. */
 export const BUILD_ID_PREFIX = '// waitgraph bundle ';
 
 /** Where the cache of a bundle lives. */
@@ -52,10 +53,19 @@ export function readCache(path: string, id: string | null): Buffer | null {
 
 type CacheState = 'used' | 'rejected' | 'stale or missing' | 'off';
 
-/** Loads and runs the bundle; settles when the CLI run has finished. */
-export async function runBundle(bundleUrl: URL): Promise<void> {
-  const mode = process.env.WAITGRAPH_CODE_CACHE;
-  const file = fileURLToPath(bundleUrl);
+/** How the rest of the CLI names a module of the early part in its `require` calls. */
+export const SHARED_PREFIX = 'waitgraph-early:';
+
+interface LoadedScript {
+  file: string;
+  id: string | null;
+  script: Script;
+  state: CacheState;
+  exports: Record<string, unknown>;
+}
+
+/** Compiles (from the cache when it fits) and runs one CommonJS bundle; `require` is what it gets as require. */
+function runScript(file: string, mode: string | undefined, require: (id: string) => unknown): LoadedScript {
   const source = readFileSync(file, 'utf8');
   const id = buildIdOf(source);
   const cachedData = mode === 'off' || mode === 'write' ? null : readCache(cachePathOf(file), id);
@@ -65,14 +75,47 @@ export async function runBundle(bundleUrl: URL): Promise<void> {
     ...(cachedData !== null ? { cachedData } : {}),
   });
   const state: CacheState = mode === 'off' ? 'off' : cachedData === null ? 'stale or missing' : script.cachedDataRejected === true ? 'rejected' : 'used';
-  if (mode === 'report') process.stderr.write(`waitgraph: code cache ${state}\n`);
-  const module = { exports: {} as { done?: Promise<void> } };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
-  await module.exports.done;
-  if (mode === 'write' && id !== null) {
-    // After the run: the cache then holds the functions the run compiled, not only the top level.
-    const temp = `${cachePathOf(file)}.${process.pid}.tmp`;
-    writeFileSync(temp, Buffer.concat([Buffer.from(`${id}\n`), script.createCachedData()]));
-    renameSync(temp, cachePathOf(file));
+  const module = { exports: {} as Record<string, unknown> };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file));
+  return { file, id, script, state, exports: module.exports };
+}
+
+/** Saves a script's code cache; after the run, so it holds the functions the run compiled, not only the top level. */
+function saveCache(loaded: LoadedScript): void {
+  if (loaded.id === null) return;
+  const path = cachePathOf(loaded.file);
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, Buffer.concat([Buffer.from(`${loaded.id}\n`), loaded.script.createCachedData()]));
+  renameSync(temp, path);
+}
+
+/**
+ * Runs the bundled CLI: first the early part (errors and the gdb driver), which starts gdb at once
+ * for a plain `attach PID` / `core CORE` line (live/early.ts; the ~20 ms the rest takes to load
+ * then overlap gdb's attach, issue 4), then the rest, whose `require` of an early-part module gets
+ * that same instance (one early gdb, one set of error classes). Settles when the run has finished.
+ */
+export async function runBundle(earlyUrl: URL, restUrl: URL): Promise<void> {
+  const mode = process.env.WAITGRAPH_CODE_CACHE;
+  const earlyFile = fileURLToPath(earlyUrl);
+  const restFile = fileURLToPath(restUrl);
+  const nodeRequire = createRequire(restFile);
+  const early = runScript(earlyFile, mode, nodeRequire);
+  const modules = early.exports.modules as Record<string, unknown>;
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'attach' || argv[0] === 'core') {
+    (modules['live/early.js'] as { startEarly(argv: string[], env: NodeJS.ProcessEnv, cwd: string): void }).startEarly(argv, process.env, process.cwd());
+  }
+  const rest = runScript(restFile, mode, (id) => {
+    if (!id.startsWith(SHARED_PREFIX)) return nodeRequire(id);
+    const shared = modules[id.slice(SHARED_PREFIX.length)];
+    if (shared === undefined) throw new Error(`waitgraph bundle: ${id} is not in the early part (rebuild with npm run build)`);
+    return shared;
+  });
+  if (mode === 'report') process.stderr.write(`waitgraph: code cache ${rest.state} (early part: ${early.state})\n`);
+  await (rest.exports.done as Promise<void> | undefined);
+  if (mode === 'write') {
+    saveCache(early);
+    saveCache(rest);
   }
 }

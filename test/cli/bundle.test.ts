@@ -19,6 +19,7 @@ import { runWaitgraph } from '../helpers/run-cli.js';
 
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph.cjs');
+const EARLY_BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph-early.cjs');
 const isBundle = readFileSync(MAIN, 'utf8').startsWith('// waitgraph bundle');
 const notBundled = isBundle ? false : 'dist/src/cli/main.js is tsc output (only tsc ran)';
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -57,17 +58,24 @@ test('the CLI finds package.json and the built-in rules from where it runs', () 
 test('with the code cache and without it, the bundled CLI prints the same', { skip: notBundled }, () => {
   for (const format of ['text', 'json']) {
     const cached = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'report' } });
-    assert.equal(cached.stderr, 'waitgraph: code cache used\n', `${format}: the build's cache is used`);
+    assert.equal(cached.stderr, 'waitgraph: code cache used (early part: used)\n', `${format}: the build's caches are used`);
     const compiled = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'off' } });
     assert.equal(compiled.code, cached.code, `${format}: exit code`);
     assert.equal(compiled.stdout, cached.stdout, `${format}: same report`);
   }
 });
 
-test('the bundle is one CommonJS script with Chevrotain inside and no stray chunks', { skip: notBundled }, () => {
+test('the bundle is two CommonJS scripts: the early part, and the rest with Chevrotain inside and no copy of the early part', { skip: notBundled }, () => {
   const text = readFileSync(BUNDLE, 'utf8');
+  const early = readFileSync(EARLY_BUNDLE, 'utf8');
   assert.ok(buildIdOf(text) !== null, 'the first line carries the build id');
-  assert.match(readFileSync(MAIN, 'utf8'), /runBundle\(new URL\('\.\/waitgraph\.cjs', import\.meta\.url\)\)/);
+  assert.equal(buildIdOf(early), buildIdOf(text), 'both scripts come from one build');
+  assert.match(readFileSync(MAIN, 'utf8'), /runBundle\(new URL\('\.\/waitgraph-early\.cjs', import\.meta\.url\), new URL\('\.\/waitgraph\.cjs', import\.meta\.url\)\)/);
+  for (const module of ['errors.js', 'live/early.js', 'live/gdb-session.js']) {
+    assert.match(early, new RegExp(`^// dist/src/${module.replace('.', '\\.')}$`, 'm'), `${module} is in the early part`);
+    assert.doesNotMatch(text, new RegExp(`^// dist/src/${module.replace('.', '\\.')}$`, 'm'), `${module} is not copied into the rest`);
+  }
+  assert.match(text, /require\("waitgraph-early:live\/early\.js"\)/, 'the rest takes live/early.js from the early part');
   assert.match(text, /^\/\/ \S*node_modules\/chevrotain\/lib\/chevrotain\.mjs$/m, 'Chevrotain is bundled from its single-file build');
   assert.doesNotMatch(text, /\bimport\.meta\b/, 'no import.meta is left in CommonJS');
 });
