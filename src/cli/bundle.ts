@@ -82,6 +82,16 @@ function srcKey(path: string): string {
   return relative(SRC_DIR, path).split(sep).join('/');
 }
 
+/**
+ * The bundle with every non-ASCII UTF-16 unit written as a `\\uXXXX` escape, so the loader reads it
+ * as Latin-1 (run-bundle.ts). esbuild already escapes strings; what it leaves are comments and
+ * regex literals (`gef➤`, `…`), where the escape means the same character (an astral one as its
+ * surrogate pair, which a `u` regex reads as one code point).
+ */
+export function asciiOnly(text: string): string {
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** What a dist/src module becomes in a bundle (see the list at the top); `shared`: the early part's modules. */
 function bundledSource(path: string, text: string, shared: ReadonlySet<string> = new Set()): string {
   if (path === join(SRC_DIR, 'parse', 'chevrotain.js')) {
@@ -181,10 +191,13 @@ async function main(): Promise<number> {
     throw new Error('bundle: esbuild wrote no single bundle');
   }
   for (const f of readdirSync(CLI_DIR)) if (f.startsWith(OLD_CHUNK_PREFIX) && f.endsWith('.js')) rmSync(join(CLI_DIR, f));
+  const sizes: number[] = [];
   for (const [file, out] of [[EARLY_BUNDLE, earlyOut], [BUNDLE, output]] as const) {
     rmSync(cachePathOf(file), { force: true });
-    writeFileSync(file, out.contents);
-    if (buildIdOf(out.text) !== id) throw new Error(`bundle: the build id is not on ${file}'s first line`);
+    const text = asciiOnly(out.text);
+    writeFileSync(file, text);
+    sizes.push(text.length);
+    if (buildIdOf(text) !== id) throw new Error(`bundle: the build id is not on ${file}'s first line`);
   }
   // The loader goes last (renamed into place), so main.js never names a bundle that is not there yet.
   const temp = `${ENTRY}.${process.pid}.tmp`;
@@ -193,8 +206,8 @@ async function main(): Promise<number> {
   // tsc's source map describes the unbundled main.js.
   rmSync(`${ENTRY}.map`, { force: true });
   console.log(
-    `bundle: dist/src/cli/waitgraph-early.cjs (${sharedList.length} modules, ${(earlyOut.contents.length / 1e3).toFixed(0)} kB), ` +
-      `waitgraph.cjs (${(output.contents.length / 1e6).toFixed(1)} MB) and their loader main.js; ${saveCodeCache()}`,
+    `bundle: dist/src/cli/waitgraph-early.cjs (${sharedList.length} modules, ${((sizes[0] ?? 0) / 1e3).toFixed(0)} kB), ` +
+      `waitgraph.cjs (${((sizes[1] ?? 0) / 1e6).toFixed(1)} MB) and their loader main.js; ${saveCodeCache()}`,
   );
   return 0;
 }

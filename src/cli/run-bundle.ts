@@ -17,6 +17,7 @@
  *   WAITGRAPH_CODE_CACHE=report  say on stderr whether the cache was used (tests)
  *   WAITGRAPH_CODE_CACHE=off     compile without the cache
  */
+import { isAscii } from 'node:buffer';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -66,7 +67,10 @@ interface LoadedScript {
 
 /** Compiles (from the cache when it fits) and runs one CommonJS bundle; `require` is what it gets as require. */
 function runScript(file: string, mode: string | undefined, require: (id: string) => unknown): LoadedScript {
-  const source = readFileSync(file, 'utf8');
+  const bytes = readFileSync(file);
+  // The build writes ASCII only (bundle.ts), which reads as Latin-1 at copy speed: ~1 ms for the
+  // 2 MB rest, against ~7 ms through the UTF-8 decoder; anything else still decodes as UTF-8.
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const id = buildIdOf(source);
   const cachedData = mode === 'off' || mode === 'write' ? null : readCache(cachePathOf(file), id);
   // The CommonJS wrapper on the bundle's first line keeps its line numbers in stack traces.

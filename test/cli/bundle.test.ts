@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/program.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { buildIdOf, cachePathOf, readCache } from '../../src/cli/run-bundle.js';
+import { asciiOnly } from '../../src/cli/bundle.js';
+import { isAscii } from 'node:buffer';
+import { runInNewContext } from 'node:vm';
 import { FOUNDING, ROOT } from '../helpers/paths.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 
@@ -76,6 +79,7 @@ test('the bundle is two CommonJS scripts: the early part, and the rest with Chev
     assert.doesNotMatch(text, new RegExp(`^// dist/src/${module.replace('.', '\\.')}$`, 'm'), `${module} is not copied into the rest`);
   }
   assert.match(text, /require\("waitgraph-early:live\/early\.js"\)/, 'the rest takes live/early.js from the early part');
+  assert.ok(isAscii(readFileSync(BUNDLE)) && isAscii(readFileSync(EARLY_BUNDLE)), 'ASCII only, so the loader reads them as Latin-1');
   assert.match(text, /^\/\/ \S*node_modules\/chevrotain\/lib\/chevrotain\.mjs$/m, 'Chevrotain is bundled from its single-file build');
   assert.doesNotMatch(text, /\bimport\.meta\b/, 'no import.meta is left in CommonJS');
 });
@@ -94,4 +98,15 @@ test('a code cache is read only when its header names the bundle\'s build id', (
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('asciiOnly escapes what esbuild leaves (comments, regex literals) without changing what the code means', () => {
+  const source = String.raw`// gef➤ prompt
+[/^(?:pwndbg>|gef➤)$/.test('gef➤'), /…/.test('a … b'), /^😀$/u.test('😀'), '→ é'.length, 'gef➤']`;
+  const escaped = asciiOnly(source);
+  assert.ok(isAscii(Buffer.from(escaped)), escaped);
+  // Compared as JSON: arrays made in another context have another Array prototype.
+  const run = (code: string): string => JSON.stringify(runInNewContext(code));
+  assert.equal(run(escaped), run(source));
+  assert.equal(run(escaped), JSON.stringify([true, true, true, 3, 'gef➤']));
 });
