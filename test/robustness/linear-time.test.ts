@@ -4,6 +4,12 @@
  * process.cpuUsage (CPU time, so a loaded machine does not count), the small size grown until it
  * costs ≥ 20 ms so noise cannot dominate, min-of-3 for the small run, and the large run repeated
  * (min kept) only when the first try is over the limit; a full GC before each run.
+ *
+ * A shape that is not grown (one giant line, see shapes.ts) gets GIANT_LINE_LIMIT instead: its
+ * small run is a few ms and its large line outgrows the CPU caches, so under the parallel test
+ * load the ratio spread 6–13.6× (12.5× failed a clean CI run) for a pipeline whose cost per pager
+ * prompt stays 0.31–0.36 µs from 3,000 to 120,000 prompts. A quadratic step would still show as
+ * ~100×.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +29,7 @@ import { SHAPES } from './shapes.js';
 const RULES = loadRules();
 const NO_COLOUR = new Chalk({ level: 0 });
 const LIMIT = 12;
+const GIANT_LINE_LIMIT = 16;
 const MIN_SMALL_MS = 20;
 
 // A full collection before each measurement, so garbage left by the previous run is not billed to
@@ -64,11 +71,12 @@ for (const shape of SHAPES) {
     }
     const large = shape.build(n * 10);
     let largeMs = cost(large);
-    for (let retry = 0; largeMs > LIMIT * smallMs && retry < 3; retry++) largeMs = Math.min(largeMs, cost(large));
+    const limit = shape.grow === false ? GIANT_LINE_LIMIT : LIMIT;
+    for (let retry = 0; largeMs > limit * smallMs && retry < 3; retry++) largeMs = Math.min(largeMs, cost(large));
     const ratio = largeMs / smallMs;
     assert.ok(
-      ratio <= LIMIT,
-      `${shape.name}: ${n.toLocaleString('en')} → ${smallMs.toFixed(0)} ms, ${(n * 10).toLocaleString('en')} → ${largeMs.toFixed(0)} ms CPU (${ratio.toFixed(1)}×, limit ${LIMIT}×)`,
+      ratio <= limit,
+      `${shape.name}: ${n.toLocaleString('en')} → ${smallMs.toFixed(0)} ms, ${(n * 10).toLocaleString('en')} → ${largeMs.toFixed(0)} ms CPU (${ratio.toFixed(1)}×, limit ${limit}×)`,
     );
   });
 }
