@@ -112,16 +112,7 @@ function firstCharsOf(spec: NamePatternSpec, prep: (s: string) => string): Set<n
 
 /** The literal text a glob starts with, escapes resolved (empty when it opens with a wildcard). */
 function globHead(glob: string): string {
-  let head = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*' || c === '?') break;
-    if (c === '\\') {
-      if (i + 1 >= glob.length) break;
-      head += glob[++i] as string;
-    } else head += c;
-  }
-  return head;
+  return literalHead(globTokens(glob));
 }
 
 /** Entries a pattern remembers before it starts over; names repeat across threads, so hits are the rule. */
@@ -166,7 +157,7 @@ function memoize(test: NameTest): NameTest {
 /** Glob tokens: literal characters, `?` (any one) and `*` (any run). */
 type GlobToken = { kind: 'char'; ch: string } | { kind: 'any' } | { kind: 'star' };
 
-export function compileGlob(glob: string): NameTest {
+function globTokens(glob: string): GlobToken[] {
   const tokens: GlobToken[] = [];
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i] as string;
@@ -180,11 +171,23 @@ export function compileGlob(glob: string): NameTest {
     } else if (c === '?') tokens.push({ kind: 'any' });
     else tokens.push({ kind: 'char', ch: c });
   }
-  // The literal text before the first wildcard and after the last one: most names fail on these,
-  // which are one startsWith/endsWith each instead of the wildcard walk.
-  const literal = (t: GlobToken | undefined): t is { kind: 'char'; ch: string } => t?.kind === 'char';
+  return tokens;
+}
+
+const literal = (t: GlobToken | undefined): t is { kind: 'char'; ch: string } => t?.kind === 'char';
+
+/** The literal characters before the first wildcard. */
+function literalHead(tokens: GlobToken[]): string {
   let head = '';
   for (let i = 0; literal(tokens[i]); i++) head += (tokens[i] as { ch: string }).ch;
+  return head;
+}
+
+export function compileGlob(glob: string): NameTest {
+  const tokens = globTokens(glob);
+  // The literal text before the first wildcard and after the last one: most names fail on these,
+  // which are one startsWith/endsWith each instead of the wildcard walk.
+  const head = literalHead(tokens);
   let tail = '';
   if (head.length < tokens.length) for (let i = tokens.length - 1; literal(tokens[i]); i--) tail = (tokens[i] as { ch: string }).ch + tail;
   const minLength = tokens.filter((t) => t.kind !== 'star').length;
