@@ -8,6 +8,19 @@ import type { Dump } from './dump.js';
 /** `proven`: the text (or gdb, live) shows it. `inferred`: a rule concluded it from frame shapes. */
 export type Evidence = 'proven' | 'inferred';
 
+/**
+ * What an edge's evidence rests on, beyond the rule that made it (absent: the frame rule alone).
+ * - `owner-print`: a `print` answer in the text names the owner (`__owner = 20496`);
+ * - `gdb`: live mode asked gdb for the owner;
+ * - `locals`: a `bt full` local shows a held guard (`std::lock_guard`, `QMutexLocker`, …);
+ * - `stack`: the stack's own structure (a thread waiting at an acquire site it already passed deeper down);
+ * - `thread-identity`: two numbers in the text name the same thread (pthread_join's `threadid`);
+ * - `source`: the source lines before a frame (`--source DIR`) take the lock;
+ * - `candidates`: the only cycle the possible holders leave;
+ * - `snapshots`: several dumps of the process show the threads never moved.
+ */
+export type EvidenceBasis = 'owner-print' | 'gdb' | 'locals' | 'stack' | 'thread-identity' | 'source' | 'candidates' | 'snapshots';
+
 export type Verdict = 'deadlock' | 'hang' | 'ok';
 
 /**
@@ -64,6 +77,8 @@ export interface Edge {
   allOf?: ResourceId;
   /** For `waits-thread` edges: the rule that put the target thread in `viaState`. */
   stateRuleId?: string;
+  /** What the evidence rests on, when more than the frame rule (see EvidenceBasis). */
+  basis?: EvidenceBasis;
 }
 
 export interface ThreadAnalysis {

@@ -72,6 +72,7 @@ export interface JsonEdge {
   viaState?: string;
   allOf?: string;
   timed?: boolean;
+  basis?: NonNullable<Edge['basis']>;
   site: JsonSite | null;
 }
 
@@ -139,6 +140,7 @@ function jsonEdge(e: Edge): JsonEdge {
     ...(e.viaState !== undefined ? { viaState: e.viaState } : {}),
     ...(e.allOf !== undefined ? { allOf: e.allOf } : {}),
     ...(e.timed ? { timed: true } : {}),
+    ...(e.basis !== undefined ? { basis: e.basis } : {}),
     site: site(e.site),
   };
 }
