@@ -24,6 +24,7 @@ export interface BuiltinJson {
   /** Every rule file and the primitives file, relative to the built-in folder, with what they were at build time. */
   files: Array<{ path: string; size: number; mtimeMs: number }>;
   primitives: FrameConditionRaw[];
+  lockWrappers: FrameConditionRaw[];
   rules: Array<{ path: string; packFolder: string } & ({ kind: 'thread'; raw: ThreadRuleRaw } | { kind: 'cycle'; raw: CycleRuleRaw })>;
 }
 
@@ -43,7 +44,7 @@ function readFreshJson(dir: string): BuiltinJson | null {
   } catch {
     return null;
   }
-  if (json.version !== 1) return null;
+  if (json.version !== 1 || !Array.isArray(json.lockWrappers)) return null;
   let now: BuiltinJson['files'];
   try {
     now = builtinFileStates(dir);
@@ -66,6 +67,7 @@ function compileJson(json: BuiltinJson, dir: string): LoadedRules {
     (path, message) =>
       new RuleError(`${shown}: ${path.join('.')}: ${message} (built-in rules JSON; run npm run build)`);
   const primitives = json.primitives.map((f, i) => compileFrame(f, ['primitives', i], failFor(PRIMITIVES_FILE)));
+  const lockWrappers = json.lockWrappers.map((f, i) => compileFrame(f, ['lockWrappers', i], failFor(PRIMITIVES_FILE)));
   const entries: RuleEntry[] = json.rules.map((r) => {
     const source = { path: join(dir, r.path), display: r.path, builtin: true, packFolder: r.packFolder };
     return r.kind === 'thread' ? { source, kind: 'thread', raw: r.raw, fail: failFor(r.path) } : { source, kind: 'cycle', raw: r.raw, fail: failFor(r.path) };
@@ -75,6 +77,7 @@ function compileJson(json: BuiltinJson, dir: string): LoadedRules {
     primitives,
     entries.map((e) => e.source.path),
     (p) => p,
+    lockWrappers,
   );
 }
 

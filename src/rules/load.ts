@@ -12,6 +12,7 @@ import { RuleError } from '../errors.js';
 import {
   CycleRuleSchema,
   FrameConditionSchema,
+  NamePatternSchema,
   ThreadRuleSchema,
   type FrameConditionRaw,
 } from './schema.js';
@@ -43,9 +44,8 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
     return rel.startsWith('..') || rel === '' ? p : rel;
   };
   const sources: SourceFile[] = [];
-  let primitives: FrameCondition[] = [];
   const dir = builtinRulesDir();
-  primitives = loadPrimitives(join(dir, PRIMITIVES_FILE), display(join(dir, PRIMITIVES_FILE)));
+  const { primitives, lockWrappers } = loadPrimitives(join(dir, PRIMITIVES_FILE), display(join(dir, PRIMITIVES_FILE)));
   if (!options.noBuiltins) {
     for (const pack of readdirSync(dir).sort()) {
       const packDir = join(dir, pack);
@@ -71,7 +71,7 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
   const entries = (function* () {
     for (const source of sources) yield readRuleFile(source);
   })();
-  return assembleRules(entries, primitives, sources.map((s) => s.path), display);
+  return assembleRules(entries, primitives, sources.map((s) => s.path), display, lockWrappers);
 }
 
 function listRuleFiles(dir: string): string[] {
@@ -178,9 +178,15 @@ export function readRuleFile(source: SourceFile): RuleEntry {
   return { source, kind: 'thread', raw: parsed.data, fail };
 }
 
-const PrimitivesSchema = z.strictObject({ primitives: z.array(FrameConditionSchema).min(1) });
+/** A lock wrapper is skipped by its name alone (see LoadedRules.lockWrappers): no library, file or argument tests. */
+const LockWrapperSchema = z.strictObject({ function: NamePatternSchema });
 
-function loadPrimitives(path: string, shown: string): FrameCondition[] {
+const PrimitivesSchema = z.strictObject({
+  primitives: z.array(FrameConditionSchema).min(1),
+  lockWrappers: z.array(LockWrapperSchema).min(1).optional(),
+});
+
+function loadPrimitives(path: string, shown: string): { primitives: FrameCondition[]; lockWrappers: FrameCondition[] } {
   const file = readYaml(path, shown);
   const parsed = PrimitivesSchema.safeParse(file.data);
   if (!parsed.success) throw zodError(shown, file, parsed.error);
@@ -188,13 +194,16 @@ function loadPrimitives(path: string, shown: string): FrameCondition[] {
     const line = lineOf(file, p);
     return new RuleError(`${shown}${line ? `:${line}` : ''}: ${formatPath(p)}: ${message}`);
   };
-  return parsed.data.primitives.map((f, i) => compileFrame(f, ['primitives', i], fail));
+  return {
+    primitives: parsed.data.primitives.map((f, i) => compileFrame(f, ['primitives', i], fail)),
+    lockWrappers: (parsed.data.lockWrappers ?? []).map((f, i) => compileFrame(f, ['lockWrappers', i], fail)),
+  };
 }
 
-/** The validated primitives of wait-primitives.yaml, not compiled (precompile.ts stores them as JSON). */
-export function readPrimitives(path: string, shown: string): FrameConditionRaw[] {
+/** The validated primitives and lock wrappers of wait-primitives.yaml, not compiled (precompile.ts stores them as JSON). */
+export function readPrimitives(path: string, shown: string): { primitives: FrameConditionRaw[]; lockWrappers: FrameConditionRaw[] } {
   const file = readYaml(path, shown);
   const parsed = PrimitivesSchema.safeParse(file.data);
   if (!parsed.success) throw zodError(shown, file, parsed.error);
-  return parsed.data.primitives;
+  return { primitives: parsed.data.primitives, lockWrappers: parsed.data.lockWrappers ?? [] };
 }

@@ -17,7 +17,7 @@ function precompile(): string {
   const json: BuiltinJson = {
     version: 1,
     files: builtinFileStates(dir),
-    primitives: readPrimitives(join(dir, PRIMITIVES_FILE), PRIMITIVES_FILE),
+    ...readPrimitives(join(dir, PRIMITIVES_FILE), PRIMITIVES_FILE),
     rules: builtinRuleFiles(dir).map(({ path, packFolder }) => {
       const entry = readRuleFile({ path: join(dir, path), display: path, builtin: true, packFolder });
       return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: entry.raw } : { path, packFolder, kind: 'cycle', raw: entry.raw };
