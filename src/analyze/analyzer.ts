@@ -11,17 +11,22 @@ import { markProcessConditions, prepareStackFor } from '../rules/match.js';
 import { normalizeAddress } from '../rules/normalize.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
-import { buildDeadlocks, findHang } from './deadlocks.js';
+import { buildDeadlocks, unresolvedWaits } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
-import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
+import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
   rules?: LoadedRules;
   /** Owner facts from gdb (live mode) or elsewhere; `Dump.ownerHints` are added automatically. */
   facts?: OwnerFact[];
+  /**
+   * What the caller knows of the process beyond the text (live mode): its pid, that the dump lists
+   * every thread, and what /proc says of owners that are not threads of the dump.
+   */
+  process?: { pid: number; whole: boolean; ownerStatus?: ReadonlyMap<number, AbsentOwner['status']> };
 }
 
 export interface Analyzer {
@@ -38,6 +43,14 @@ export interface WaitInfo {
   label: string | null;
   ownerQuery: string | null;
   ownerAnswer: 'lwp' | 'ptid' | null;
+  /** False when the waiter cannot be the holder (recursive locks, the GIL). */
+  waiterMayHold: boolean;
+  /** Several threads may hold it (read locks). */
+  shared: boolean;
+  /** Only the thread the resource names can end the wait (pthread_join). */
+  namedHolder: boolean;
+  /** The holder shows in its own stack; with none named, only a thread whose stack is cut could be it. */
+  holderShows: boolean;
 }
 
 export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
@@ -52,7 +65,7 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
       summaries.push(summarizeBacktrace(rules, bt, index, stack));
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? []);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], options.process);
     },
   };
 }
@@ -63,7 +76,7 @@ export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
   return analyzer.finish(dump);
 }
 
-function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[]): Analysis {
+function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[], known: AnalyzeOptions['process']): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
   for (let i = 0; i < groups.length; i++) works[i] = threadWork(rules, groups[i] as ThreadGroup, processFlags);
@@ -101,6 +114,10 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
           label: w.label ?? null,
           ownerQuery: query && query.missing.length === 0 ? query.text : null,
           ownerAnswer: w.ownerAnswer ?? null,
+          waiterMayHold: w.waiterMayHold ?? true,
+          shared: w.shared ?? false,
+          namedHolder: w.namedHolder ?? false,
+          holderShows: w.holderShows ?? false,
         });
       }
       for (const h of effect.holds ?? []) {
@@ -158,7 +175,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
 
   // Owner facts (gdb answers, `print` output in the text) → proven hold edges.
   const facts = [...givenFacts, ...hintFacts(dump, notes)];
-  applyFacts(facts, works, edges, notes);
+  const absent = applyFacts(facts, works, edges);
 
   // Per-thread lists.
   for (const e of edges) {
@@ -177,25 +194,40 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   // Read for the threads of cycles alone: looked up through byKey, not copied into a map per thread.
   const acquireNames = { get: (key: string): string | null | undefined => byKey.get(key)?.primary.acquireName };
   const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
-  const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
-  const timedThreads = new Set<string>();
-  for (const w of works) if (w.timed) timedThreads.add(w.key);
-  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads });
-  const unresolved: UnresolvedWait[] = hang.unresolved;
-  const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
+  const process = processShape(threads, known);
+  if (known?.ownerStatus) for (const a of absent) if (a.holder.lwp !== undefined && known.ownerStatus.has(a.holder.lwp)) a.status = known.ownerStatus.get(a.holder.lwp);
+  const decision = decideVerdict({
+    threads,
+    edges,
+    waits,
+    deadlocks,
+    absent,
+    process,
+    deadlocksWith: (extra) => buildDeadlocks({ rules, edges: [...edges, ...extra], waits, threads, acquireNames, allOfLabels }),
+  });
+  const unresolved: UnresolvedWait[] = unresolvedWaits(edges, waits, threads);
+  for (const e of decision.extraEdges) {
+    edges.push(e);
+    const w = byKey.get(e.to.slice('thread:'.length));
+    const res = e.from.slice('res:'.length);
+    if (w && !w.analysis.holds.includes(res)) w.analysis.holds.push(res);
+  }
+  const verdict = decision.verdict;
   for (const note of dump.capped ?? []) notes.push(note);
-  if (wholeProcessLooksHung(works)) notes.push(WHOLE_PROCESS_HUNG_NOTE);
+  for (const note of decision.notes) notes.push(note);
   return {
     schemaVersion: 1,
     verdict,
-    deadlocks,
-    hung: hang.hung,
+    deadlocks: decision.deadlocks,
+    hung: decision.hung,
     threads,
     edges,
     unresolved,
     facts,
     notes: collapseRepeatedNotes(notes),
-    ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
+    ...(verdict === 'hang' ? { hangBlockedBehind: decision.hangBlockedBehind, hangReasons: decision.hangReasons } : {}),
+    verdictReasons: decision.reasons,
+    candidateCycles: decision.candidateCycles,
     stats: {
       lines: dump.stats.lines,
       backtraces: dump.stats.backtraces,
@@ -217,8 +249,25 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   const primary = g.primary;
   const fired = settleRules(rules, g.merged.length === 0 ? [primary] : [primary, ...g.merged], processFlags);
   const stateRule = stateRuleOf(fired);
+  let truncated = primary.truncated;
+  for (let k = 0; k < g.merged.length && truncated; k++) truncated = (g.merged[k] as BacktraceSummary).truncated;
   let blocked = primary.blocked;
   for (let k = 0; k < g.merged.length && !blocked; k++) blocked = (g.merged[k] as BacktraceSummary).blocked;
+  let timed = false;
+  let outside = false;
+  let spins = false;
+  for (let k = 0; k < fired.length; k++) {
+    const effect = (fired[k] as FiredRule).rule.effect;
+    if (effect.timed === true) timed = true;
+    if (effect.outside === true) outside = true;
+    // A rule that says the thread waits makes it blocked even outside the wait primitives: a spin
+    // wait (the Julia GC initiator in jl_gc_wait_for_the_world, a spin lock) does not go on.
+    if (effect.waits !== undefined && effect.timed !== true) spins = true;
+  }
+  if (spins) blocked = true;
+  // The rule that sets the state says the thread runs (an unlock path, a lock's fast path, a
+  // sched_yield loop no rule explains): not asleep, whatever lower rules say it waits for.
+  if (stateRule?.effect.running === true) blocked = false;
   const info = primary.thread;
   const acquire = primary.acquireSite;
   const ruleState = stateRule?.effect.state;
@@ -243,13 +292,11 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   const merged: number[] = new Array<number>(g.merged.length);
   for (let k = 0; k < g.merged.length; k++) merged[k] = (g.merged[k] as BacktraceSummary).index;
   const idle = stateRule?.effect.idle === true;
-  let timed = false;
-  for (let k = 0; k < fired.length && !timed; k++) timed = (fired[k] as FiredRule).rule.effect.timed === true;
   // Two literals rather than a spread of an optional field: the same key order, without a
   // generic property copy for each of 100,000 threads.
   const analysis: ThreadAnalysis = stateRule
-    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked }
-    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked };
+    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, truncated }
+    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, truncated };
   return { key: g.key, primary, merged: g.merged, fired, stateRule, analysis, blocked, timed };
 }
 
@@ -297,10 +344,14 @@ function hintFacts(dump: Dump, notes: string[]): OwnerFact[] {
   return facts;
 }
 
-/** Adds a proven hold edge per fact; a proven holder replaces holders that rules only inferred. */
-function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], notes: string[]): void {
+/**
+ * Adds a proven hold edge per fact; a proven holder replaces holders that rules only inferred.
+ * Returns the facts whose holder is no thread of the dump (the verdict says what that means).
+ */
+function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[]): AbsentOwner[] {
+  const absent: AbsentOwner[] = [];
   // Most dumps carry no owner facts: skip indexing every thread (a pthread_t each to normalise).
-  if (facts.length === 0) return;
+  if (facts.length === 0) return absent;
   const byLwp = new Map<number, string>();
   const byPtid = new Map<string, string>();
   const byId = new Map<number, string>();
@@ -330,8 +381,7 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
       (h.ptid !== undefined ? byPtid.get(ptidKey(h.ptid)) : undefined);
     const resource = normalizeResourceId(fact.resource);
     if (key === undefined) {
-      const who = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
-      notes.push(`${resource} is held by ${who}, which is not a thread of this dump (it may have exited while holding it).`);
+      absent.push({ resource, holder: { ...h } });
       continue;
     }
     const node = resourceNode(resource);
@@ -359,6 +409,31 @@ function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], note
     edges.push(...kept);
   }
   edges.push(...added);
+  return absent;
+}
+
+/**
+ * Whether the dump shows the whole process, and its pid. Live mode knows both. In text, gdb numbers
+ * the threads of an attach 1..N, thread 1 being the main thread (LWP = pid): all of 1..N present
+ * (and at least two, since a lone thread is the usual partial paste) means every thread is shown.
+ */
+function processShape(threads: ThreadAnalysis[], known: AnalyzeOptions['process']): ProcessShape {
+  if (known) return { whole: known.whole, pid: known.pid };
+  let pid: number | null = null;
+  let numbered = 0;
+  let max = 0;
+  for (const t of threads) {
+    if (t.id === null || !/^\d+$/.test(t.key)) return { whole: false, pid: pid ?? mainLwp(threads) };
+    numbered++;
+    if (t.id > max) max = t.id;
+    if (t.id === 1 && t.lwp !== null) pid = t.lwp;
+  }
+  return { whole: numbered >= 2 && max === numbered, pid };
+}
+
+function mainLwp(threads: ThreadAnalysis[]): number | null {
+  for (const t of threads) if (t.id === 1 && t.key === '1') return t.lwp;
+  return null;
 }
 
 /**
