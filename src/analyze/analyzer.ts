@@ -8,10 +8,10 @@ import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
-import { normalizeAddress } from '../rules/normalize.js';
+import { normalizeAddress } from '../rules/arg-values.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
-import { buildDeadlocks, findHang } from './deadlocks.js';
+import { buildDeadlocks, findHang, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
@@ -29,15 +29,6 @@ export interface Analyzer {
   addBacktrace(bt: Backtrace, index: number): void;
   /** Cross-thread work after the last backtrace; `dump` is the parser's result (frames may have been dropped). */
   finish(dump: Dump): Analysis;
-}
-
-/** What the analysis keeps about a wait beyond the model's Edge. */
-export interface WaitInfo {
-  edge: Edge;
-  lockLike: boolean;
-  label: string | null;
-  ownerQuery: string | null;
-  ownerAnswer: 'lwp' | 'ptid' | null;
 }
 
 export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {

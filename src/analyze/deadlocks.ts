@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
 import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
 import { compareThreadKeys, findCycleComponents, isThreadNode, nodeKey, type CycleComponent } from '../graph/index.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
-import type { WaitInfo } from './analyzer.js';
+
+/** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
+export interface WaitInfo {
+  edge: Edge;
+  lockLike: boolean;
+  label: string | null;
+  ownerQuery: string | null;
+  ownerAnswer: 'lwp' | 'ptid' | null;
+}
 
 export interface DeadlockInput {
   rules: LoadedRules;

@@ -7,7 +7,7 @@
  */
 import type { Edge, ThreadAnalysis } from '../model/analysis.js';
 import { resourceNode, threadNode } from '../graph/index.js';
-import { normalizeAddress } from '../rules/normalize.js';
+import { normalizeAddress } from '../rules/arg-values.js';
 
 const THREAD_EXIT = 'res:thread-exit:';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Chalk } from 'chalk';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { renderJson, renderText } from '../../src/report/index.js';
 import { HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { renderJson } from '../../src/report/json.js';
 import { CHUNK_CHARS } from '../../src/report/json-stream.js';
 import { renderDump } from '../bench/generate.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Chalk } from 'chalk';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import type { Analysis } from '../../src/model/analysis.js';
 import { renderText } from '../../src/report/text.js';
 import { renderJson } from '../../src/report/json.js';
@@ -19,7 +19,8 @@ import { renderDot } from '../../src/report/dot.js';
 import { renderSvg } from '../../src/report/svg.js';
 import { renderSarif } from '../../src/report/sarif.js';
 import { FORMATS } from '../../src/report/index.js';
-import { escapeJsonInvisibles, hasControlChars, sanitizeAnalysis, visible } from '../../src/report/sanitize.js';
+import { escapeJsonInvisibles, hasControlChars, visible } from '../../src/model/text-hygiene.js';
+import { sanitizeAnalysis } from '../../src/report/sanitize.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 import { ALL_PAYLOADS, OWN_SGR, PAYLOADS, firstControl, plantedAbba } from './hostile.js';
 
