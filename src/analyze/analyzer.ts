@@ -5,7 +5,7 @@
  */
 import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
-import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
+import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
 import { normalizeAddress } from '../rules/arg-values.js';

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
-import { compareThreadKeys, findCycleComponents, isThreadNode, nodeKey, type CycleComponent } from '../graph/index.js';
+import { findCycleComponents, type CycleComponent } from '../graph/index.js';
+import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
 
 /** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */

@@ -10,7 +10,7 @@
  *   deadlock 7,8,9                         (cycle rules) a deadlock the rule names
  */
 import type { Analysis } from '../../src/model/analysis.js';
-import { compareThreadKeys } from '../../src/graph/index.js';
+import { compareThreadKeys } from '../../src/model/ids.js';
 
 const key = (node: string): string => node.slice(node.indexOf(':') + 1);
 
