@@ -14,6 +14,8 @@ import { analyze, createAnalyzer, type AnalyzeOptions } from './analyzer.js';
 
 export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type Analyzer } from './analyzer.js';
 export { openOwnerQueries, type OwnerQuery } from './owner-queries.js';
+/** The first stage alone, for `waitgraph parse` (the parsed model as JSON). */
+export { parseDumpStream } from '../parse/index.js';
 
 export interface StreamOptions extends AnalyzeOptions {
   /** Keep every frame in `Analysis.dump` (default true; reports that print stacks need them). */

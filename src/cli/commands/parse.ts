@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
-import { parseDumpStream } from '../../parse/index.js';
+import { parseDumpStream } from '../../analyze/index.js';
 import { escapeJsonInvisibles } from '../../model/text-hygiene.js';
 import { readInputChunks } from '../read-input.js';
 
