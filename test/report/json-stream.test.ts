@@ -15,7 +15,7 @@ import { CHUNK_CHARS, jsonChunks, streamedArray, streamedObject } from '../../sr
 import { escapeJsonInvisibles } from '../../src/model/text-hygiene.js';
 import { analyzeText as analyzeStreamText } from '../../src/analyze/index.js';
 import { FIXTURES, FOUNDING } from '../helpers/paths.js';
-import { renderDump } from '../bench/generate.js';
+import { renderDump } from '../helpers/generate-dump.js';
 import { analyzeFile } from './pipeline.js';
 import { foundingAnalysis, okAnalysis } from './build-analysis.js';
 

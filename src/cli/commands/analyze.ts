@@ -30,7 +30,7 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 /**
  * The formats whose reporter prints stacks (Markdown groups and shows them). Every other format
  * reads the analysis alone, so each backtrace's frames are dropped as soon as it is analysed: a
- * 300 MB dump is then not held in memory (issue 7). test/bench/keep-frames.test.ts fails when a
+ * 300 MB dump is then not held in memory (issue 7). test/cli/commands/analyze-keep-frames.test.ts fails when a
  * reporter outside this set starts to need frames.
  */
 export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown']);
