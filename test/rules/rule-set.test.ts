@@ -2,7 +2,9 @@
  * The rule set as a whole (ESLint's checkRuleFiles, Semgrep's --test): every rule in every pack
  * folder has a fixture dump and a golden, ids equal file names and are unique, and on its fixture
  * each rule yields exactly its golden — no more (false positives on the near misses), no less.
- * Fixture threads named "hit-…" must be matched and "ok-…" must not.
+ * Fixture threads named "hit-…" must be matched and "ok-…" must not. A cycle rule titles the
+ * deadlocks it names, which carry every rule it requires, and names none once any one of those
+ * rules fires under another id (the same threads still deadlock: its near miss).
  * UPDATE_GOLDEN=1 rewrites the goldens (review the diff like code).
  */
 import { test } from 'node:test';
@@ -11,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { basename, extname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { analyzeText } from '../../src/analyze/index.js';
-import { builtinRulesDir, loadRules } from '../../src/rules/index.js';
+import { builtinRulesDir, loadRules, type LoadedRules } from '../../src/rules/index.js';
 import { FIXTURES } from '../helpers/paths.js';
 import { ruleLines } from './golden.js';
 
@@ -81,7 +83,36 @@ for (const f of files) {
         if (t.name?.startsWith('ok')) assert.ok(!fired.has(t.key), `thread ${t.key} "${t.name}" must not match`);
       }
     } else {
-      assert.ok(analysis.deadlocks.some((d) => !d.rules.includes(f.id)) || analysis.deadlocks.length === lines.length, 'cycle rule fixture');
+      // The deadlocks it names carry its title and every rule it requires…
+      for (const d of analysis.deadlocks.filter((x) => x.rules.includes(f.id))) {
+        assert.equal(d.title, `deadlock: ${rule.title}`, `deadlock ${d.threads.join(',')} is named by ${f.id} but not titled by it`);
+        const lacking: string[] = rule.requiredRules.filter((id) => !d.rules.includes(id));
+        assert.deepEqual(lacking, [], `deadlock ${d.threads.join(',')} is named by ${f.id} without the rules it requires`);
+      }
+      // …and when any one of those rules fires under another name, the same threads still
+      // deadlock but the cycle rule no longer names them: the near miss of a cycle rule.
+      const named = analysis.deadlocks.filter((d) => d.rules.includes(f.id)).map((d) => d.threads.join(','));
+      for (const missing of rule.requiredRules) {
+        const without = analyzeText(readFileSync(fixture, 'utf8'), { rules: renamed(rules, missing) });
+        assert.deepEqual(
+          without.deadlocks.filter((d) => named.includes(d.threads.join(','))).map((d) => d.threads.join(',')),
+          named,
+          `with ${missing} renamed, the fixture's deadlocks are gone: the near miss tests nothing`,
+        );
+        const still = without.deadlocks.filter((d) => d.rules.includes(f.id)).map((d) => d.threads.join(','));
+        assert.deepEqual(still, [], `with ${missing} renamed, ${f.id} still names deadlocks`);
+      }
     }
   });
+}
+
+/** `rules` with one thread rule under another id: it fires as before, but not as the rule a cycle rule asks for. */
+function renamed(rules: LoadedRules, id: string): LoadedRules {
+  const rule = rules.byId.get(id);
+  assert.ok(rule?.kind === 'thread', `${id} is a thread rule`);
+  const copy = { ...rule, id: `${id}.renamed` };
+  const byId = new Map(rules.byId);
+  byId.delete(id);
+  byId.set(copy.id, copy);
+  return { ...rules, threadRules: rules.threadRules.map((r) => (r.id === id ? copy : r)), byId };
 }
