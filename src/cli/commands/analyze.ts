@@ -29,12 +29,12 @@ interface AnalyzeFlags {
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /**
- * The formats whose reporter prints stacks (Markdown groups and shows them). Every other format
+ * The formats whose reporter prints stacks (Markdown and HTML group and show them). Every other format
  * reads the analysis alone, so each backtrace's frames are dropped as soon as it is analysed: a
  * 300 MB dump is then not held in memory (issue 7). test/bench/keep-frames.test.ts fails when a
  * reporter outside this set starts to need frames.
  */
-export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown']);
+export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown', 'html']);
 
 export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): void {
   program
