@@ -16,6 +16,7 @@ export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type
 export { openOwnerQueries, type OwnerQuery } from './owner-queries.js';
 /** The first stage alone, for `waitgraph parse` (the parsed model as JSON). */
 export { parseDumpStream } from '../parse/index.js';
+export { isFinding } from './crash.js';
 
 export interface StreamOptions extends AnalyzeOptions {
   /** Keep every frame in `Analysis.dump` (default true; reports that print stacks need them). */

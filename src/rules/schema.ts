@@ -143,7 +143,8 @@ export const CycleEffectSchema = z.strictObject({
 
 const common = {
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+$/, 'ids are dotted lower-case words, e.g. julia.gc.initiator'),
-  pack: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'a pack is one lower-case word'),
+  /** The pack; by default the name of the folder the rule file sits in (built-in rules give none). */
+  pack: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'a pack is one lower-case word').optional(),
   summary: z.string().min(1).refine((s) => !s.includes('\n'), 'the summary is one line'),
   explanation: z.string().min(1),
   fix: z.string().min(1),

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
-import { createLiveAnalyzer } from '../../analyze/index.js';
+import { createLiveAnalyzer, isFinding } from '../../analyze/index.js';
 import { loadRuleSet } from '../../rules/rule-set.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import { gdbIndexCacheFrom, gdbPathFrom } from '../../live/gdb-session.js';
@@ -53,7 +53,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   });
   if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
   io.out(result.rendered ?? '');
-  return result.analysis.verdict === 'ok' ? ExitCode.Ok : ExitCode.Found;
+  return isFinding(result.analysis.verdict) ? ExitCode.Found : ExitCode.Ok;
 }
 
 export function registerAttach(program: Command, io: CliIO, sink: ExitSink): void {
