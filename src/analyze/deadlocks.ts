@@ -195,6 +195,7 @@ export function findHang(input: HangInput): HangResult {
         site: e.site,
         gdbCommand: w.ownerQuery,
         ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+        ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
       });
       if (!input.inDeadlock.has(key)) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
       continue;
