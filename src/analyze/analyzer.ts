@@ -18,6 +18,7 @@ import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
+import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -48,15 +49,17 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
   const rules = options.rules ?? loadBuiltinRules();
   const summaries: BacktraceSummary[] = [];
   const processFlags: boolean[] = rules.processConditions.map(() => false);
+  const crashes = new CrashCollector();
   return {
     addBacktrace(bt, index) {
       // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
       const stack = prepareStackFor(rules, bt);
       markProcessConditions(rules, stack, processFlags);
       summaries.push(summarizeBacktrace(rules, bt, index, stack));
+      crashes.add(bt, index, stack.blocked);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? []);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes);
     },
   };
 }
@@ -67,7 +70,7 @@ export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
   return analyzer.finish(dump);
 }
 
-function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[]): Analysis {
+function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[], crashes: CrashCollector): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
   for (let i = 0; i < groups.length; i++) works[i] = threadWork(rules, groups[i] as ThreadGroup, processFlags);
@@ -178,9 +181,12 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
   const timedThreads = new Set<string>();
   for (const w of works) if (w.timed) timedThreads.add(w.key);
-  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads });
+  // A crashed process is dead: its waits with no known holder are no hang (crash.ts).
+  const crash = findCrash({ dump, collected: crashes, threads });
+  if (crash !== null) markCrashedThread(threads, crash);
+  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads, crashed: crash?.thread ?? null });
   const unresolved: UnresolvedWait[] = hang.unresolved;
-  const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
+  const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : crash !== null ? 'crash' : 'ok';
   for (const note of dump.capped ?? []) notes.push(note);
   if (wholeProcessLooksHung(works)) notes.push(WHOLE_PROCESS_HUNG_NOTE);
   return {
@@ -194,6 +200,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     facts,
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
+    ...(crash !== null ? { crash } : {}),
     stats: {
       lines: dump.stats.lines,
       backtraces: dump.stats.backtraces,
