@@ -201,6 +201,7 @@ export function findHang(input: HangInput): HangResult {
         site: e.site,
         gdbCommand: w.ownerQuery,
         ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+        ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
       });
       if (!input.inDeadlock.has(key) && crashed === null) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
       continue;
