@@ -11,6 +11,8 @@ import { markProcessConditions, prepareStackFor } from '../rules/match.js';
 import { normalizeAddress } from '../rules/arg-values.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
+import { ownerCommandFor } from '../live/owner-queries.js';
 import { buildDeadlocks, findHang, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
@@ -87,15 +89,9 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
           description,
         };
         if (effect.timed) edge.timed = true;
+        if (w.owner) edge.ownerShape = w.owner;
         edges.push(edge);
-        const query = w.ownerQuery ? expandTemplate(w.ownerQuery, alt.captures) : null;
-        waits.push({
-          edge,
-          lockLike: w.lockLike ?? true,
-          label: w.label ?? null,
-          ownerQuery: query && query.missing.length === 0 ? query.text : null,
-          ownerAnswer: w.ownerAnswer ?? null,
-        });
+        waits.push(waitInfo(edge, w, resource, alt.captures));
       }
       for (const h of effect.holds ?? []) {
         const resource = expandResource(h.resource, alt.captures, work.key);
@@ -270,6 +266,17 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 }
 
 /** Expands a resource template; a placeholder without a value gives `kind:unknown@THREAD`. */
+/** A wait's owner command: its owner shape's query (src/live/owner-queries.ts), else a user rule's own text. */
+function waitInfo(edge: Edge, w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid' }, resource: string, captures: Parameters<typeof expandTemplate>[1]): WaitInfo {
+  const base = { edge, lockLike: w.lockLike ?? true, label: w.label ?? null };
+  if (w.owner) {
+    const asked = ownerCommandFor(resource, w.owner);
+    return { ...base, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
+  }
+  const query = w.ownerQuery ? expandTemplate(w.ownerQuery, captures) : null;
+  return { ...base, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null };
+}
+
 function expandResource(template: string, captures: Parameters<typeof expandTemplate>[1], key: string): string {
   const { text, missing } = expandTemplate(template, captures);
   if (missing.length === 0) return text;

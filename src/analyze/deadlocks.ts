@@ -8,14 +8,17 @@ import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWa
 import { findCycleComponents, type CycleComponent } from '../graph/index.js';
 import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
 
 /** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
 export interface WaitInfo {
   edge: Edge;
   lockLike: boolean;
   label: string | null;
+  /** The gdb command a report shows for the holder (from the rule's owner shape, or a user rule's own text). */
   ownerQuery: string | null;
   ownerAnswer: 'lwp' | 'ptid' | null;
+  ownerShape: OwnerShape | null;
 }
 
 export interface DeadlockInput {
@@ -210,6 +213,7 @@ export function findHang(input: HangInput): HangResult {
         site: e.site,
         gdbCommand: w.ownerQuery,
         ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+        ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
       });
       if (!input.inDeadlock.has(key) && crashed === null) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
       continue;

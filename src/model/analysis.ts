@@ -4,6 +4,7 @@
  * this, so all formats say the same thing.
  */
 import type { Dump } from './dump.js';
+import type { OwnerShape } from './owner-shapes.js';
 
 /** `proven`: the text (or gdb, live) shows it. `inferred`: a rule concluded it from frame shapes. */
 export type Evidence = 'proven' | 'inferred';
@@ -84,6 +85,8 @@ export interface Edge {
   stateRuleId?: string;
   /** What the evidence rests on, when more than the frame rule (see EvidenceBasis). */
   basis?: EvidenceBasis;
+  /** For `waits` edges: the owner shape the rule names, i.e. how memory says who holds the resource. */
+  ownerShape?: OwnerShape;
 }
 
 export interface ThreadAnalysis {
@@ -162,6 +165,8 @@ export interface UnresolvedWait {
   gdbCommand: string | null;
   /** What `gdbCommand` prints: the holder's LWP or its pthread_t. */
   ownerAnswer?: 'lwp' | 'ptid';
+  /** The owner shape the rule names (live mode asks gdb by it). */
+  ownerShape?: OwnerShape;
 }
 
 /** A fact about who holds a resource, from the text (`print` output) or asked of gdb live. */

@@ -58,6 +58,13 @@ test('the pack name is the folder: no built-in rule repeats it', () => {
   }
 });
 
+test('built-in rules name owner shapes, never gdb text', () => {
+  for (const f of files) {
+    const text = readFileSync(f.path, 'utf8');
+    assert.doesNotMatch(text, /^\s*owner(Query|Answer):/m, `${f.path}: use owner: SHAPE (src/live/owner-queries.ts)`);
+  }
+});
+
 test('no fixture or golden in a pack folder is orphaned', () => {
   const dir = builtinRulesDir();
   const ids = new Set(files.map((f) => f.id));
