@@ -5,17 +5,20 @@
  */
 import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
-import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
+import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
-import { normalizeAddress } from '../rules/normalize.js';
+import { normalizeAddress } from '../rules/arg-values.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
-import { buildDeadlocks, unresolvedWaits } from './deadlocks.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
+import { ownerCommandFor } from '../live/owner-queries.js';
+import { buildDeadlocks, unresolvedWaits, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
+import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -36,36 +39,21 @@ export interface Analyzer {
   finish(dump: Dump): Analysis;
 }
 
-/** What the analysis keeps about a wait beyond the model's Edge. */
-export interface WaitInfo {
-  edge: Edge;
-  lockLike: boolean;
-  label: string | null;
-  ownerQuery: string | null;
-  ownerAnswer: 'lwp' | 'ptid' | null;
-  /** False when the waiter cannot be the holder (recursive locks, the GIL). */
-  waiterMayHold: boolean;
-  /** Several threads may hold it (read locks). */
-  shared: boolean;
-  /** Only the thread the resource names can end the wait (pthread_join). */
-  namedHolder: boolean;
-  /** The holder shows in its own stack; with none named, only a thread whose stack is cut could be it. */
-  holderShows: boolean;
-}
-
 export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
   const rules = options.rules ?? loadBuiltinRules();
   const summaries: BacktraceSummary[] = [];
   const processFlags: boolean[] = rules.processConditions.map(() => false);
+  const crashes = new CrashCollector();
   return {
     addBacktrace(bt, index) {
       // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
       const stack = prepareStackFor(rules, bt);
       markProcessConditions(rules, stack, processFlags);
       summaries.push(summarizeBacktrace(rules, bt, index, stack));
+      crashes.add(bt, index, stack.blocked);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], options.process);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process);
     },
   };
 }
@@ -76,7 +64,15 @@ export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
   return analyzer.finish(dump);
 }
 
-function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[], known: AnalyzeOptions['process']): Analysis {
+function finishAnalysis(
+  rules: LoadedRules,
+  summaries: BacktraceSummary[],
+  processFlags: boolean[],
+  dump: Dump,
+  givenFacts: OwnerFact[],
+  crashes: CrashCollector,
+  known: AnalyzeOptions['process'],
+): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
   for (let i = 0; i < groups.length; i++) works[i] = threadWork(rules, groups[i] as ThreadGroup, processFlags);
@@ -106,19 +102,9 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
           description,
         };
         if (effect.timed) edge.timed = true;
+        if (w.owner) edge.ownerShape = w.owner;
         edges.push(edge);
-        const query = w.ownerQuery ? expandTemplate(w.ownerQuery, alt.captures) : null;
-        waits.push({
-          edge,
-          lockLike: w.lockLike ?? true,
-          label: w.label ?? null,
-          ownerQuery: query && query.missing.length === 0 ? query.text : null,
-          ownerAnswer: w.ownerAnswer ?? null,
-          waiterMayHold: w.waiterMayHold ?? true,
-          shared: w.shared ?? false,
-          namedHolder: w.namedHolder ?? false,
-          holderShows: w.holderShows ?? false,
-        });
+        waits.push(waitInfo(edge, w, resource, alt.captures));
       }
       for (const h of effect.holds ?? []) {
         const resource = expandResource(h.resource, alt.captures, work.key);
@@ -194,6 +180,10 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   // Read for the threads of cycles alone: looked up through byKey, not copied into a map per thread.
   const acquireNames = { get: (key: string): string | null | undefined => byKey.get(key)?.primary.acquireName };
   const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
+  // A crashed process is dead (crash.ts): its crashed thread counts as one that can go on, so the
+  // waits the crash froze are no hang, and the verdict is crash unless a deadlock or hang stands.
+  const crash = findCrash({ dump, collected: crashes, threads });
+  if (crash !== null) markCrashedThread(threads, crash);
   const process = processShape(threads, known);
   if (known?.ownerStatus) for (const a of absent) if (a.holder.lwp !== undefined && known.ownerStatus.has(a.holder.lwp)) a.status = known.ownerStatus.get(a.holder.lwp);
   const decision = decideVerdict({
@@ -202,7 +192,8 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     waits,
     deadlocks,
     absent,
-    process,
+    shape: process,
+    crashed: crash?.thread ?? null,
     deadlocksWith: (extra) => buildDeadlocks({ rules, edges: [...edges, ...extra], waits, threads, acquireNames, allOfLabels }),
   });
   const unresolved: UnresolvedWait[] = unresolvedWaits(edges, waits, threads);
@@ -226,6 +217,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     facts,
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: decision.hangBlockedBehind, hangReasons: decision.hangReasons } : {}),
+    ...(crash !== null ? { crash } : {}),
     verdictReasons: decision.reasons,
     candidateCycles: decision.candidateCycles,
     stats: {
@@ -267,7 +259,8 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   if (spins) blocked = true;
   // The rule that sets the state says the thread runs (an unlock path, a lock's fast path, a
   // sched_yield loop no rule explains): not asleep, whatever lower rules say it waits for.
-  if (stateRule?.effect.running === true) blocked = false;
+  // Only on the thread's own stack, not on a `frame N` copy gdb printed alone (it shows frame #1 as its first).
+  if (stateRule?.effect.running === true && fired.some((f) => f.rule === stateRule && f.alt.site?.backtrace === primary.index)) blocked = false;
   const info = primary.thread;
   const acquire = primary.acquireSite;
   const ruleState = stateRule?.effect.state;
@@ -319,6 +312,30 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 }
 
 /** Expands a resource template; a placeholder without a value gives `kind:unknown@THREAD`. */
+/** A wait's owner command: its owner shape's query (src/live/owner-queries.ts), else a user rule's own text. */
+function waitInfo(
+  edge: Edge,
+  w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid'; waiterMayHold?: boolean; shared?: boolean; namedHolder?: boolean; holderShows?: boolean },
+  resource: string,
+  captures: Parameters<typeof expandTemplate>[1],
+): WaitInfo {
+  const base = {
+    edge,
+    lockLike: w.lockLike ?? true,
+    label: w.label ?? null,
+    waiterMayHold: w.waiterMayHold ?? true,
+    shared: w.shared ?? false,
+    namedHolder: w.namedHolder ?? false,
+    holderShows: w.holderShows ?? false,
+  };
+  if (w.owner) {
+    const asked = ownerCommandFor(resource, w.owner);
+    return { ...base, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
+  }
+  const query = w.ownerQuery ? expandTemplate(w.ownerQuery, captures) : null;
+  return { ...base, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null };
+}
+
 function expandResource(template: string, captures: Parameters<typeof expandTemplate>[1], key: string): string {
   const { text, missing } = expandTemplate(template, captures);
   if (missing.length === 0) return text;

@@ -5,10 +5,30 @@
  */
 import { createHash } from 'node:crypto';
 import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
-import { compareThreadKeys, findCycleComponents, isThreadNode, nodeKey, type CycleComponent } from '../graph/index.js';
+import { findCycleComponents, type CycleComponent } from '../graph/index.js';
+import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
-import type { WaitInfo } from './analyzer.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
 import { waitSentence } from '../report/cycle-view.js';
+
+/** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
+export interface WaitInfo {
+  edge: Edge;
+  lockLike: boolean;
+  label: string | null;
+  /** The gdb command a report shows for the holder (from the rule's owner shape, or a user rule's own text). */
+  ownerQuery: string | null;
+  ownerAnswer: 'lwp' | 'ptid' | null;
+  ownerShape: OwnerShape | null;
+  /** False when the waiter cannot be the holder (recursive locks, the GIL). */
+  waiterMayHold: boolean;
+  /** Several threads may hold it (read locks). */
+  shared: boolean;
+  /** Only the thread the resource names can end the wait (pthread_join). */
+  namedHolder: boolean;
+  /** The holder shows in its own stack; with none named, only a thread whose stack is cut could be it. */
+  holderShows: boolean;
+}
 
 export interface DeadlockInput {
   rules: LoadedRules;
@@ -146,6 +166,7 @@ export function unresolvedWaits(edges: Edge[], waits: WaitInfo[], threads: Threa
       site: e.site,
       gdbCommand: w.ownerQuery,
       ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+      ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
     });
   }
   return unresolved.sort((a, b) => compareThreadKeys(a.thread, b.thread) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));

@@ -14,11 +14,11 @@
  * after step 2: a crash alone is exit 0, a crash with a deadlock or hang is still that.
  */
 import type { CandidateCycle, Deadlock, Edge, ResourceId, ThreadAnalysis, ThreadKey, Verdict, VerdictReason } from '../model/analysis.js';
-import { compareThreadKeys, nodeKey } from '../graph/index.js';
+import { compareThreadKeys, nodeKey } from '../model/ids.js';
 import { computeProgress, type Need, type ProgressThread, type RootKind } from './process-hung.js';
 import { findCandidateCycles, MAX_CYCLE_LENGTH, MAX_CYCLES, SEARCH_BUDGET, type StepWait } from './candidates.js';
 import { threadName } from './deadlocks.js';
-import type { WaitInfo } from './analyzer.js';
+import type { WaitInfo } from './deadlocks.js';
 
 /** An owner fact whose holder is no thread of the dump. */
 export interface AbsentOwner {
@@ -46,7 +46,9 @@ export interface VerdictInput {
   waits: WaitInfo[];
   deadlocks: Deadlock[];
   absent: AbsentOwner[];
-  process: ProcessShape;
+  shape: ProcessShape;
+  /** The thread that crashed (crash.ts), or null: it runs no more, but neither does it wait. */
+  crashed: ThreadKey | null;
   /** The deadlocks of the wait-for graph with these hold edges added (for a forced candidate cycle). */
   deadlocksWith: (extraHolds: Edge[]) => Deadlock[];
 }
@@ -73,9 +75,11 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   for (const t of input.threads) threads.set(t.key, t);
   const name = (key: ThreadKey): string => threadName(threads.get(key), key);
   const gone = new Map<string, Gone>();
-  for (const a of input.absent) gone.set(`res:${a.resource}`, describeGone(a, input.process));
+  for (const a of input.absent) gone.set(`res:${a.resource}`, describeGone(a, input.shape));
   const needs = needsOf(input, gone);
-  const progress = computeProgress(input.threads.map((t) => progressThread(t, needs.get(t.key) ?? [])));
+  // The crashed thread is no wait: what the crash froze is where the process died, not a hang (the
+  // crash verdict says so), so it counts as a thread that can go on.
+  const progress = computeProgress(input.threads.map((t) => (t.key === input.crashed ? { ...progressThread(t, []), blocked: false } : progressThread(t, needs.get(t.key) ?? []))));
   const stuck = new Set(progress.stuck);
   const none = { deadlocks: [] as Deadlock[], extraEdges: [] as Edge[], hung: [] as ThreadKey[], hangBlockedBehind: [] as ThreadKey[], hangReasons: [], candidateCycles: [] as CandidateCycle[], notes: [] as string[] };
 
@@ -83,7 +87,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   if (input.deadlocks.length > 0) {
     return { ...none, verdict: 'deadlock', reasons: input.deadlocks.map((d) => cycleReason(d, name)), deadlocks: input.deadlocks };
   }
-  if (stuck.size === 0) return { ...none, verdict: 'ok', reasons: [okReason(input, progress.roots, needs)] };
+  if (stuck.size === 0) return settle(input, { ...none, verdict: 'ok', reasons: [okReason(input, progress.roots, needs)] }, name);
 
   // Who could hold what the stuck threads wait for (candidates.ts).
   const candidates = findCandidateCycles({
@@ -146,8 +150,8 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   // Every stuck thread only waits to be signalled (condition variables, semaphores, idle pools),
   // none waits for a lock another holds, and the dump is not the whole process: the thread that
   // would signal them may be one it does not show (a paste of idle workers is no hang).
-  if (!input.process.whole && stuckThreads.every((t) => (needs.get(t.key) ?? []).every((n) => n.kind === 'any'))) {
-    return {
+  if (!input.shape.whole && stuckThreads.every((t) => (needs.get(t.key) ?? []).every((n) => n.kind === 'any'))) {
+    return settle(input, {
       ...none,
       verdict: 'ok',
       reasons: [
@@ -159,17 +163,17 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
           threads: roots.map((t) => t.key),
         },
       ],
-    };
+    }, name);
   }
   const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
   const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? []) }));
-  const shown = input.process.whole ? '' : ` (as far as the dump shows: ${input.threads.length === 1 ? 'its one thread' : `its ${input.threads.length} threads`})`;
+  const shown = input.shape.whole ? '' : ` (as far as the dump shows: ${input.threads.length === 1 ? 'its one thread' : `its ${input.threads.length} threads`})`;
   let text = all
     ? `Every thread is blocked with no time limit and none waits on the outside world (I/O, a signal, a child process), so nothing can wake them${shown}.`
     : `${capitalise(listThreads(hung))} ${hung.length === 1 ? 'is' : 'are'} blocked with no time limit, and every thread that could release what ${hung.length === 1 ? 'it waits' : 'they wait'} for is blocked for good too${shown}.`;
   const unlessGone = ' unless the owner of a lock is no longer in the process (a thread that exited holding it, or a lock inherited across fork()).';
   if (listed.length > 0 && candidates.noDeadEnd && stuckThreads.length === 1) {
-    text += ` The only thread that could release what it waits for is itself, so it waits for a lock it holds (a self-deadlock);${unlessGone}`;
+    text += ' The only thread shown that could release what it waits for is itself: it holds the lock it waits for (a self-deadlock), or the holder is a thread the dump does not show or one no longer in the process.';
   } else if (listed.length > 0 && candidates.noDeadEnd) {
     text += ` Each waits for something only these threads can release, so some of them wait for each other in a cycle, though the text does not show which (the candidate cycles);${unlessGone}`;
   } else if (listed.length > 0) text += ' Some of them may wait for each other in a cycle (the candidate cycles).';
@@ -182,6 +186,22 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
     hangReasons,
     candidateCycles: listed,
     notes,
+  };
+}
+
+/** An `ok` decision becomes `crash` when the process crashed (a crash alone is exit 0; issue 13). */
+function settle(input: VerdictInput, decision: VerdictDecision, name: (key: ThreadKey) => string): VerdictDecision {
+  if (input.crashed === null || decision.verdict !== 'ok') return decision;
+  return {
+    ...decision,
+    verdict: 'crash',
+    reasons: [
+      {
+        kind: 'crashed',
+        text: `${name(input.crashed)} crashed: the process is dead, and the other threads' waits are where the crash froze them, not a hang.`,
+        threads: [input.crashed],
+      },
+    ],
   };
 }
 
@@ -335,24 +355,24 @@ function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: Root
   return { kind: 'can-progress', text, threads: rootKeys };
 }
 
-function describeGone(a: AbsentOwner, process: ProcessShape): Gone {
+function describeGone(a: AbsentOwner, shape: ProcessShape): Gone {
   const h = a.holder;
   const owner = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
   const status = a.status;
-  if (status?.exists === true && (process.pid === null || status.tgid !== process.pid)) {
+  if (status?.exists === true && (shape.pid === null || status.tgid !== shape.pid)) {
     return { owner, why: `is a thread of another process (/proc says its thread group is ${status.tgid}): the lock was held when this process was forked from it, or it is a process-shared lock that process holds` };
   }
-  if (h.lwp !== undefined && process.pid !== null && h.lwp < process.pid) {
+  if (h.lwp !== undefined && shape.pid !== null && h.lwp < shape.pid) {
     return {
       owner,
       why:
-        `is no thread of this process: its LWP is lower than the process id (${process.pid}), so it cannot be a thread started since; ` +
+        `is no thread of this process: its LWP is lower than the process id (${shape.pid}), so it cannot be a thread started since; ` +
         `the lock was held when the process was forked, by a thread of the parent, and it came across fork() locked` +
         `${status?.exists === false ? ' (/proc confirms that no such thread exists now)' : ' (or it is a process-shared lock held by another process)'}`,
     };
   }
   if (status?.exists === false) return { owner, why: 'is no longer a thread of any process (/proc has no such thread): it exited while holding it' };
-  if (process.whole) return { owner, why: 'is not a thread of the process (the dump shows every thread): it exited while holding it' };
+  if (shape.whole) return { owner, why: 'is not a thread of the process (the dump shows every thread): it exited while holding it' };
   return { owner, why: 'is not among the threads of the dump: it exited while holding it, or the dump does not show every thread' };
 }
 

@@ -5,7 +5,7 @@
  * The parsed dump itself is not repeated: `waitgraph parse` prints it.
  */
 import type { Analysis, CandidateCycle, Deadlock, Edge, FrameRef, ThreadAnalysis, ThreadKey, UnresolvedWait, VerdictReason } from '../model/analysis.js';
-import { escapeJsonInvisibles } from './sanitize.js';
+import { escapeJsonInvisibles } from '../model/text-hygiene.js';
 import { jsonChunks, streamedArray, streamedObject, type StreamedObject } from './json-stream.js';
 
 export type JsonThreadRef = number | string;
@@ -23,6 +23,8 @@ export interface JsonReport {
   verdictReasons: Array<{ kind: VerdictReason['kind']; text: string; threads: JsonThreadRef[] }>;
   /** For a hang with no proven cycle: the cycles that may hold, smallest first, with the gdb commands that would settle them. */
   candidateCycles: JsonCandidateCycle[];
+  /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
+  crash?: JsonCrash;
   threads: JsonThread[];
   edges: JsonEdge[];
   unresolved: JsonUnresolved[];
@@ -36,6 +38,16 @@ export interface JsonCandidateCycle {
   steps: Array<{ from: JsonThreadRef; to: JsonThreadRef; resource: string | null; known: boolean }>;
   gdbCommands: string[];
   unprovable: string[];
+  text: string;
+}
+
+export interface JsonCrash {
+  thread: JsonThreadRef;
+  signal: string | null;
+  evidence: NonNullable<Analysis['crash']>['evidence'];
+  site: JsonSite | null;
+  crashFrame: JsonSite | null;
+  sourceLine: number | null;
   text: string;
 }
 
@@ -141,6 +153,10 @@ function jsonCandidateCycle(c: CandidateCycle): JsonCandidateCycle {
   };
 }
 
+function jsonCrash(c: NonNullable<Analysis['crash']>): JsonCrash {
+  return { thread: threadRef(c.thread), signal: c.signal, evidence: c.evidence, site: site(c.site), crashFrame: site(c.crashFrame), sourceLine: c.sourceLine, text: c.text };
+}
+
 function jsonThread(t: ThreadAnalysis, bt: Analysis['dump']['backtraces']): JsonThread {
   return {
     id: threadRef(t.key),
@@ -201,6 +217,7 @@ function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map:
     hangReasons: list(analysis.hangReasons ?? [], (r) => ({ thread: threadRef(r.thread), text: r.text })),
     verdictReasons: list(analysis.verdictReasons ?? [], (r) => ({ kind: r.kind, text: r.text, threads: r.threads.map(threadRef) })),
     candidateCycles: list(analysis.candidateCycles ?? [], jsonCandidateCycle),
+    ...(analysis.crash !== undefined ? { crash: jsonCrash(analysis.crash) } : {}),
     threads: list(analysis.threads, (t) => jsonThread(t, bt)),
     edges: list(analysis.edges, jsonEdge),
     unresolved: list(analysis.unresolved, jsonUnresolved),

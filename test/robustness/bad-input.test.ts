@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'wg-bad-input-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const ABBA = readFileSync(join(FIXTURES, 'live', 'abba.txt'), 'utf8');
-const SLEEP_RULE = readFileSync(join(ROOT, 'src', 'rules', 'builtin', 'glibc', 'glibc.sleep.yaml'), 'utf8');
+const SLEEP_RULE = readFileSync(join(ROOT, 'src', 'rules', 'packs', 'glibc', 'glibc.sleep.yaml'), 'utf8');
 const SLEEP_GLOB = /glob: \[[^\]]*\]/;
 
 function file(name: string, content: string | Uint8Array): string {
@@ -78,7 +78,7 @@ const ROWS: Row[] = [
   { kind: 'Unknown `--format`', exit: 2, run: () => ({ args: ['--format', 'xml', file('f.txt', ABBA)] }), message: /^error: option '-f, --format <format>' argument 'xml' is invalid\. Allowed choices are text, json/ },
   { kind: '`--format` without a value', exit: 2, run: () => ({ args: ['-f'] }), message: /^error: option '-f, --format <format>' argument missing$/ },
   { kind: 'Unknown option', exit: 2, run: () => ({ args: ['--frobnicate', file('g.txt', ABBA)] }), message: /^error: unknown option '--frobnicate'$/ },
-  { kind: 'Rule file: unknown field', exit: 2, run: () => ({ args: ['--rules', rule('my.unknown', (y) => y.replace('pack: glibc', 'pack: glibc\ncolour: red')), file('h.txt', ABBA)] }), message: /^waitgraph: .*my\.unknown\.yaml:\d+: colour: unknown field "colour"$/ },
+  { kind: 'Rule file: unknown field', exit: 2, run: () => ({ args: ['--rules', rule('my.unknown', (y) => y.replace(/^(summary: .*)$/m, '$1\ncolour: red')), file('h.txt', ABBA)] }), message: /^waitgraph: .*my\.unknown\.yaml:\d+: colour: unknown field "colour"$/ },
   { kind: 'Rule file: invalid YAML', exit: 2, run: () => ({ args: ['--rules', file('my.bad.yaml', 'id: [unclosed\n'), file('i.txt', ABBA)] }), message: /^waitgraph: .*my\.bad\.yaml:\d+: invalid YAML: / },
   { kind: 'Rule file: a pattern that could backtrack, `(a+)+b`', exit: 2, run: () => ({ args: ['--rules', rule('my.nested', (y) => y.replace(SLEEP_GLOB, 'regex: "(a+)+b"')), file('j.txt', ABBA)] }), message: /^waitgraph: .*my\.nested\.yaml:\d+: .*regex "\(a\+\)\+b" could take exponential time/ },
   { kind: 'Rule file: stacked ranged repeats, `a{0,1000}a{0,1000}a{0,1000}b`', exit: 2, run: () => ({ args: ['--rules', rule('my.ranges', (y) => y.replace(SLEEP_GLOB, 'regex: "a{0,1000}a{0,1000}a{0,1000}b"')), file('k.txt', ABBA)] }), message: /^waitgraph: .*my\.ranges\.yaml:\d+: .*too many optional or ranged repeats/ },
@@ -90,18 +90,18 @@ const ROWS: Row[] = [
   { kind: '`attach`: gdb missing (`WAITGRAPH_GDB=/nonexistent/gdb`)', exit: 2, run: () => ({ args: ['attach', '1'], env: { WAITGRAPH_GDB: '/nonexistent/gdb' } }), message: /^waitgraph: gdb not found \(\/nonexistent\/gdb\); install gdb or set WAITGRAPH_GDB to its path$/ },
   { kind: '`core`: a file that is not a core', exit: 2, run: () => ({ args: ['core', join(ROOT, 'README.md')] }), message: /^waitgraph: not a core file: .*README\.md \(expected an ELF core dump, e.g\. from gcore\)$/ },
   { kind: '`core`: a missing core', exit: 2, run: () => ({ args: ['core', join(dir, 'nothere.core')] }), message: /^waitgraph: core file not found: / },
-  { kind: 'LLDB output (`bt all`)', exit: 0, content: true, run: () => ({ args: [file('lldb.txt', "(lldb) bt all\n* thread #1, queue = 'com.apple.main-thread', stop reason = signal SIGSTOP\n  * frame #0: 0x00007fff2045bcde libsystem_kernel.dylib`__psynch_mutexwait + 10\n    frame #1: 0x0000000100003f5a a.out`main + 42\n")] }), message: /^No deadlock found among 1 thread$/ },
+  { kind: 'LLDB output (`bt all`)', exit: 0, content: true, run: () => ({ args: [file('lldb.txt', "(lldb) bt all\n* thread #1, queue = 'com.apple.main-thread', stop reason = signal SIGSTOP\n  * frame #0: 0x00007fff2045bcde libsystem_kernel.dylib`__psynch_mutexwait + 10\n    frame #1: 0x0000000100003f5a a.out`main + 42\n")] }), message: /^No deadlock or hang found among 1 thread$/ },
   { kind: 'A dump cut in the middle of a frame', exit: 1, content: true, run: () => ({ args: [file('cut.txt', ABBA.slice(0, ABBA.search(/#2 {2}0x[0-9a-f]+ in lll_mutex_lock_optimized \(mutex=0x/) + 50))] }), message: /waits/ },
   { kind: 'A thread header with no frames', exit: 0, content: true, run: () => ({ args: [file('no-frames.txt', 'Thread 1 (Thread 0x7f (LWP 5) "main"):\nThread 2 (Thread 0x7e (LWP 6) "w"):\n#0  0x1 in f () at a.c:1\n')] }), message: /^ {2}thread 1: no frames shown$/ },
   { kind: 'Duplicated thread ids', exit: 0, content: true, run: () => ({ args: [file('dup.txt', 'Thread 1 (Thread 0x7f (LWP 5) "a"):\n#0  0x1 in f () at a.c:1\n\nThread 1 (Thread 0x7e (LWP 6) "b"):\n#0  0x2 in g () at b.c:2\n')] }), message: /Thread 1 appears again at line 4; both copies are read as one thread's stack\./ },
   { kind: 'Two dumps of the same process in one file', exit: 1, content: true, run: () => ({ args: [file('twice.txt', `${ABBA}\n${ABBA}`)] }), message: /Thread 3 appears again at line \d+; both copies are read as one thread's stack\./ },
   { kind: 'Invalid UTF-8', exit: 1, content: true, run: () => ({ args: [file('bad-utf8.txt', Buffer.concat([Buffer.from(ABBA.slice(0, 200)), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), Buffer.from(ABBA.slice(200))]))] }), message: /^Hang: / },
-  { kind: 'NUL bytes after the first 8 KiB', exit: 1, content: true, run: () => ({ args: ['--format', 'markdown', file('nul-late.txt', `${ABBA}${'\n'.repeat(9000)}Thread 9 (LWP 9):\n#0  0x1 in f\u0000oo () at a.c:1\n`)] }), message: /f\\x00oo/ },
-  { kind: 'A 2 MB single frame line', exit: 0, content: true, run: () => ({ args: [file('long-frame.txt', `#0  0x1 in f (s="${'a'.repeat(2_000_000)}") at x.c:1\n`)] }), message: /^No deadlock found among 1 thread$/ },
-  { kind: 'CRLF line ends', exit: 1, content: true, run: () => ({ args: [file('crlf.txt', ABBA.replaceAll('\n', '\r\n'))] }), message: /^Hang: threads 2, 3 wait/ },
-  { kind: 'CR-only line ends (classic Mac)', exit: 1, content: true, run: () => ({ args: [file('cr.txt', ABBA.replaceAll('\n', '\r'))] }), message: /^Hang: threads 2, 3 wait/ },
-  { kind: 'A UTF-8 byte-order mark', exit: 1, content: true, run: () => ({ args: [file('bom.txt', `\ufeff${ABBA}`)] }), message: /^Hang: threads 2, 3 wait/ },
-  { kind: 'Pager prompts, also mid-line', exit: 1, content: true, run: () => ({ args: [file('pager.txt', ABBA.replace(/(#2 {2}0x[0-9a-f]+ in lll_mutex_lock_optimized )/, '--Type <RET> for more, q to quit, c to continue without paging--\n$1').replace('<lock_b>) at', '<lock_b>) --Type <RET> for more, q to quit, c to continue without paging--\nat'))] }), message: /^Hang: threads 2, 3 wait/ },
+  { kind: 'NUL bytes after the first 8 KiB', exit: 0, content: true, run: () => ({ args: ['--format', 'markdown', file('nul-late.txt', `${ABBA}${'\n'.repeat(9000)}Thread 9 (LWP 9):\n#0  0x1 in f\u0000oo () at a.c:1\n`)] }), message: /f\\x00oo/ },
+  { kind: 'A 2 MB single frame line', exit: 0, content: true, run: () => ({ args: [file('long-frame.txt', `#0  0x1 in f (s="${'a'.repeat(2_000_000)}") at x.c:1\n`)] }), message: /^No deadlock or hang found among 1 thread$/ },
+  { kind: 'CRLF line ends', exit: 1, content: true, run: () => ({ args: [file('crlf.txt', ABBA.replaceAll('\n', '\r\n'))] }), message: /^Hang: every thread is blocked with no time limit; threads 2, 3 wait/ },
+  { kind: 'CR-only line ends (classic Mac)', exit: 1, content: true, run: () => ({ args: [file('cr.txt', ABBA.replaceAll('\n', '\r'))] }), message: /^Hang: every thread is blocked with no time limit; threads 2, 3 wait/ },
+  { kind: 'A UTF-8 byte-order mark', exit: 1, content: true, run: () => ({ args: [file('bom.txt', `\ufeff${ABBA}`)] }), message: /^Hang: every thread is blocked with no time limit; threads 2, 3 wait/ },
+  { kind: 'Pager prompts, also mid-line', exit: 1, content: true, run: () => ({ args: [file('pager.txt', ABBA.replace(/(#2 {2}0x[0-9a-f]+ in lll_mutex_lock_optimized )/, '--Type <RET> for more, q to quit, c to continue without paging--\n$1').replace('<lock_b>) at', '<lock_b>) --Type <RET> for more, q to quit, c to continue without paging--\nat'))] }), message: /^Hang: every thread is blocked with no time limit; threads 2, 3 wait/ },
   { kind: 'Terminal escapes in thread and function names', exit: 1, content: true, run: () => ({ args: [file('escapes.txt', ABBA.replace('"abba-ba"', '"ba\u0007\u001bz\u202e"').replaceAll('take_b_then_a', 'take_b\u0007\u001bz\u202ethen_a'))] }), message: /at take_b\\x07\\x1bz\\u202ethen_a at / },
   { kind: 'A forged frame inside an argument string', exit: 0, content: true, run: () => ({ args: ['--format', 'json', file('forged-arg.txt', 'Thread 1 (LWP 7):\n#0  0x1 in log_line (s=0x2 "\\n#1  0x3 in pthread_mutex_lock (mutex=0x9)") at l.c:3\n#1  0x4 in main () at m.c:9\n')] }), message: /"threads": \[/ },
 ];
