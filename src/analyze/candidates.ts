@@ -154,7 +154,7 @@ function listCycles(keys: ThreadKey[], outs: Out[], input: CandidateInput): { cy
   const onPath = new Uint8Array(n);
 
   /** Successors of `from` as (to, resource, known), later than `start` or `start` itself; false when the budget ran out. */
-  const forEachNext = (from: number, start: number, visit: (to: number, resource: string | null, known: boolean, allOf?: string) => boolean): boolean => {
+  const forEachNext = (from: number, start: number, closing: boolean, visit: (to: number, resource: string | null, known: boolean, allOf?: string) => boolean): boolean => {
     const o = outs[from] as Out;
     for (const k of o.known) {
       if (--budget < 0) return false;
@@ -166,6 +166,12 @@ function listCycles(keys: ThreadKey[], outs: Out[], input: CandidateInput): { cy
     }
     const fromKey = keys[from] as ThreadKey;
     for (const w of o.wild) {
+      // The last step of a cycle can only go back to the start: one test, not a walk over every thread.
+      if (closing) {
+        if (--budget < 0) return false;
+        if (wildAllows(w, fromKey, keys[start] as ThreadKey) && !visit(start, w.resource, false)) return false;
+        continue;
+      }
       for (let to = start; to < n; to++) {
         if (--budget < 0) return false;
         if (!wildAllows(w, fromKey, keys[to] as ThreadKey)) continue;
@@ -176,7 +182,7 @@ function listCycles(keys: ThreadKey[], outs: Out[], input: CandidateInput): { cy
   };
 
   const search = (start: number, at: number, length: number): boolean => {
-    return forEachNext(at, start, (to, resource, known, allOf) => {
+    return forEachNext(at, start, path.length + 1 === length, (to, resource, known, allOf) => {
       if (found.length >= MAX_CYCLES) return false;
       if (to === start) {
         if (path.length + 1 === length) record(start, [...path, { node: at, resource, known, allOf }]);
@@ -283,7 +289,8 @@ function forcedCycles(input: CandidateInput, index: Map<ThreadKey, number>, keys
       }
       const wait = input.waitOf(t.key, need.resource);
       const self = wait?.waiterMayHold ?? true;
-      const possible = need.candidates === 'any' ? keys.filter((k) => k !== t.key || self) : need.candidates.filter((k) => (k !== t.key || self) && index.has(k));
+      // `any`: every stuck thread but (maybe) the waiter; counted, not listed (30,000 waiters of one lock).
+      const possible = need.candidates === 'any' ? (keys.length === 2 && !self ? keys.filter((k) => k !== t.key) : []) : need.candidates.filter((k) => (k !== t.key || self) && index.has(k));
       // `any` counts every stuck thread; a thread that can go on is no candidate of a stuck waiter.
       if (possible.length !== 1 || possible[0] === t.key) continue;
       const only = possible[0] as ThreadKey;

@@ -136,7 +136,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
       verdict: 'hang',
       reasons: goneWaits.map((g) => ({ kind: 'owner-gone', text: `${name(g.thread)} ${g.text}, so it is never released.`, threads: [g.thread] })),
       hung,
-      hangBlockedBehind: progress.stuck.filter((k) => !hung.includes(k)).sort(compareThreadKeys),
+      hangBlockedBehind: without(progress.stuck, hung),
       hangReasons: goneWaits,
       candidateCycles: listed,
       notes,
@@ -182,7 +182,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
     verdict: 'hang',
     reasons: [{ kind: all ? 'all-blocked' : 'no-releaser', text, threads: hung }],
     hung,
-    hangBlockedBehind: progress.stuck.filter((k) => !hung.includes(k)).sort(compareThreadKeys),
+    hangBlockedBehind: without(progress.stuck, hung),
     hangReasons,
     candidateCycles: listed,
     notes,
@@ -374,6 +374,12 @@ function describeGone(a: AbsentOwner, shape: ProcessShape): Gone {
   if (status?.exists === false) return { owner, why: 'is no longer a thread of any process (/proc has no such thread): it exited while holding it' };
   if (shape.whole) return { owner, why: 'is not a thread of the process (the dump shows every thread): it exited while holding it' };
   return { owner, why: 'is not among the threads of the dump: it exited while holding it, or the dump does not show every thread' };
+}
+
+/** `keys` minus `drop`, in thread order (a Set: hangs of 30,000 threads). */
+function without(keys: readonly ThreadKey[], drop: readonly ThreadKey[]): ThreadKey[] {
+  const dropped = new Set(drop);
+  return keys.filter((k) => !dropped.has(k)).sort(compareThreadKeys);
 }
 
 function unique(keys: ThreadKey[]): ThreadKey[] {

@@ -388,7 +388,7 @@ function whySection(analysis: Analysis): string {
 function candidatesSection(analysis: Analysis): string {
   const cycles = analysis.candidateCycles ?? [];
   if (cycles.length === 0) return '';
-  const out = ['<section class="candidates">', '<h2>Candidate cycles</h2>', '<p>The text does not show who holds what these threads wait for; these cycles may hold, smallest first.</p>', '<ol>'];
+  const out = ['<section class="candidates">', '<h2>Candidate cycles</h2>', '<p>The text does not show who holds what these threads wait for; these cycles may hold, smallest first.</p>', '<ul>'];
   for (const cycle of cycles) {
     const proofs = [
       ...cycle.gdbCommands.map((command) => `<li>prove it: <code>${escapeHtml(command)}</code></li>`),
@@ -396,7 +396,7 @@ function candidatesSection(analysis: Analysis): string {
     ];
     out.push(`<li>${cycle.threads.length === 1 ? 'thread' : 'threads'} ${threadButtons(cycle.threads)}: ${escapeHtml(cycle.text)}${proofs.length > 0 ? `<ul>${proofs.join('')}</ul>` : ''}</li>`);
   }
-  out.push('</ol>', '</section>');
+  out.push('</ul>', '</section>');
   return out.join('\n');
 }
 
