@@ -11,6 +11,7 @@ import { createAnalyzer, type AnalyzeOptions } from './analyze/analyzer.js';
 
 export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type Analyzer } from './analyze/analyzer.js';
 export { openOwnerQueries, type OwnerQuery } from './analyze/owner-queries.js';
+export { isFinding } from './analyze/crash.js';
 
 export interface StreamOptions extends AnalyzeOptions {
   /** Keep every frame in `Analysis.dump` (default true; reports that print stacks need them). */

@@ -129,6 +129,11 @@ export interface HangInput {
   inDeadlock: Set<ThreadKey>;
   /** Threads a rule says wait with a time limit (sleeps, timed waits). */
   timedThreads: Set<ThreadKey>;
+  /**
+   * The crashed thread when the process crashed (crash.ts): the process is dead, so a wait whose
+   * holder is unknown, or is the crashed thread, is where the crash froze it, not a hang.
+   */
+  crashed?: ThreadKey | null;
 }
 
 export interface HangResult {
@@ -164,6 +169,7 @@ export function findHang(input: HangInput): HangResult {
     reasons.set(key, list);
   };
   const unresolved: UnresolvedWait[] = [];
+  const crashed = input.crashed ?? null;
   const waitingThreads = new Set<ThreadKey>();
   for (const e of input.edges) if (e.kind !== 'holds' && !e.timed) waitingThreads.add(nodeKey(e.from));
   /**
@@ -195,11 +201,12 @@ export function findHang(input: HangInput): HangResult {
         site: e.site,
         gdbCommand: w.ownerQuery,
         ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+        ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
       });
-      if (!input.inDeadlock.has(key)) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
+      if (!input.inDeadlock.has(key) && crashed === null) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
       continue;
     }
-    if (!input.inDeadlock.has(key) && owners.every((o) => o !== key && deadEnded(o))) {
+    if (!input.inDeadlock.has(key) && owners.every((o) => o !== key && o !== crashed && deadEnded(o))) {
       because(key, `${e.description}, held by ${owners.map((o) => stuckText(o)).join(' and ')}`);
     }
   }

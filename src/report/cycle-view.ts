@@ -138,6 +138,25 @@ export function siteText(site: FrameRef | null): string {
   return site.function;
 }
 
+/**
+ * What a report says about a crash beyond its one sentence: the frame that shows it and where the
+ * program went wrong (the first frame outside libc and the abort machinery), one line each.
+ */
+export function crashLines(crash: NonNullable<Analysis['crash']>): string[] {
+  const lines: string[] = [];
+  const how: Record<NonNullable<Analysis['crash']>['evidence'], string> = {
+    'signal-line': `the signal line at line ${crash.sourceLine ?? '?'} names it`,
+    abort: 'the thread is in the abort path',
+    assert: 'an assertion failed',
+    'signal-handler': 'a crash handler runs under <signal handler called>',
+    'freed-memory': 'inferred from a freed-memory fill value; no signal in the text',
+  };
+  lines.push(`evidence: ${how[crash.evidence]}`);
+  if (crash.crashFrame) lines.push(`crash frame: #${crash.crashFrame.level} ${siteText(crash.crashFrame)}`);
+  if (crash.site) lines.push(`where it went wrong: #${crash.site.level} ${siteText(crash.site)}`);
+  return lines;
+}
+
 /** `src/gc.c:241`, or null. */
 export function siteLocation(site: FrameRef | null): string | null {
   if (!site?.file) return null;
@@ -161,6 +180,8 @@ export function verdictLine(analysis: Analysis): string {
     }
     case 'hang':
       return `Hang: ${analysis.hung.length === 1 ? 'thread' : 'threads'} ${threadList(analysis.hung)} ${analysis.hung.length === 1 ? 'waits' : 'wait'} with no time limit on something that is not released`;
+    case 'crash':
+      return `Crash: ${analysis.crash?.text ?? 'the process crashed'}`;
     case 'ok':
       return `No deadlock found among ${analysis.stats.threads} ${analysis.stats.threads === 1 ? 'thread' : 'threads'}`;
   }

@@ -11,7 +11,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RuleError } from '../errors.js';
-import { builtinRulesDir, builtinRuleFiles, PRIMITIVES_FILE } from './builtin-dir.js';
+import { builtinPrimitiveFiles, builtinRulesDir, builtinRuleFiles } from './builtin-dir.js';
 import { assembleRules, compileFrame, type Fail, type RuleEntry } from './compile.js';
 import type { CycleRuleRaw, FrameConditionRaw, ThreadRuleRaw } from './schema.js';
 import type { LoadedRules } from './types.js';
@@ -20,16 +20,17 @@ import type { LoadedRules } from './types.js';
 export const BUILTIN_JSON = 'builtin-rules.json';
 
 export interface BuiltinJson {
-  version: 1;
-  /** Every rule file and the primitives file, relative to the built-in folder, with what they were at build time. */
+  version: 2;
+  /** Every primitives file and rule file, relative to the packs folder, with what they were at build time. */
   files: Array<{ path: string; size: number; mtimeMs: number }>;
-  primitives: FrameConditionRaw[];
+  /** Each pack's primitives file (`glibc/primitives.yaml`) and its validated conditions, in pack order. */
+  primitives: Array<{ path: string; conditions: FrameConditionRaw[] }>;
   rules: Array<{ path: string; packFolder: string } & ({ kind: 'thread'; raw: ThreadRuleRaw } | { kind: 'cycle'; raw: CycleRuleRaw })>;
 }
 
-/** The files the JSON must describe: the primitives file, then every rule file in load order. */
+/** The files the JSON must describe: the primitives files, then every rule file in load order. */
 export function builtinFileStates(dir: string): BuiltinJson['files'] {
-  return [PRIMITIVES_FILE, ...builtinRuleFiles(dir).map((f) => f.path)].map((path) => {
+  return [...builtinPrimitiveFiles(dir), ...builtinRuleFiles(dir).map((f) => f.path)].map((path) => {
     const stat = statSync(join(dir, path));
     return { path, size: stat.size, mtimeMs: stat.mtimeMs };
   });
@@ -43,7 +44,7 @@ function readFreshJson(dir: string): BuiltinJson | null {
   } catch {
     return null;
   }
-  if (json.version !== 1) return null;
+  if (json.version !== 2) return null;
   let now: BuiltinJson['files'];
   try {
     now = builtinFileStates(dir);
@@ -65,7 +66,7 @@ function compileJson(json: BuiltinJson, dir: string): LoadedRules {
     (shown: string): Fail =>
     (path, message) =>
       new RuleError(`${shown}: ${path.join('.')}: ${message} (built-in rules JSON; run npm run build)`);
-  const primitives = json.primitives.map((f, i) => compileFrame(f, ['primitives', i], failFor(PRIMITIVES_FILE)));
+  const primitives = json.primitives.flatMap((file) => file.conditions.map((f, i) => compileFrame(f, ['primitives', i], failFor(file.path))));
   const entries: RuleEntry[] = json.rules.map((r) => {
     const source = { path: join(dir, r.path), display: r.path, builtin: true, packFolder: r.packFolder };
     return r.kind === 'thread' ? { source, kind: 'thread', raw: r.raw, fail: failFor(r.path) } : { source, kind: 'cycle', raw: r.raw, fail: failFor(r.path) };

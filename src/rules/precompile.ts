@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_JSON, builtinFileStates, type BuiltinJson } from './builtin.js';
-import { builtinRuleFiles, PRIMITIVES_FILE } from './builtin-dir.js';
+import { builtinPrimitiveFiles, builtinRuleFiles } from './builtin-dir.js';
 import { builtinRulesDir, loadRules, readPrimitives, readRuleFile } from './load.js';
 
 function precompile(): string {
@@ -15,9 +15,9 @@ function precompile(): string {
   // The whole set must load (ids unique, unlessRules resolvable, …) before it is stored.
   loadRules();
   const json: BuiltinJson = {
-    version: 1,
+    version: 2,
     files: builtinFileStates(dir),
-    primitives: readPrimitives(join(dir, PRIMITIVES_FILE), PRIMITIVES_FILE),
+    primitives: builtinPrimitiveFiles(dir).map((path) => ({ path, conditions: readPrimitives(join(dir, path), path) })),
     rules: builtinRuleFiles(dir).map(({ path, packFolder }) => {
       const entry = readRuleFile({ path: join(dir, path), display: path, builtin: true, packFolder });
       return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: entry.raw } : { path, packFolder, kind: 'cycle', raw: entry.raw };

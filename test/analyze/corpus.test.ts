@@ -21,7 +21,7 @@ test('every corpus dump analyses and renders without throwing', { skip }, () => 
   assert.ok(files.length > 0);
   for (const f of files) {
     const a = analyzeText(readFileSync(join(SHARED_CORPUS, f), 'utf8'), { rules });
-    assert.ok(['deadlock', 'hang', 'ok'].includes(a.verdict), f);
+    assert.ok(['deadlock', 'hang', 'crash', 'ok'].includes(a.verdict), f);
     assert.ok(renderText(a, { chalk: new Chalk({ level: 0 }) }).length > 0, f);
     JSON.parse(renderJson(a));
     for (const d of a.deadlocks) {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runWaitgraph } from '../helpers/run-cli.js';
-import { FIXTURES, FOUNDING, ROOT } from '../helpers/paths.js';
+import { FOUNDING, PACKS, ROOT } from '../helpers/paths.js';
 
 const EXAMPLES = join(ROOT, 'test', 'rules', 'examples');
 
@@ -59,7 +59,7 @@ test('a hang exits 1; a dump with nothing wrong exits 0', () => {
   const report = JSON.parse(hang.stdout);
   assert.equal(report.verdict, 'hang');
   assert.deepEqual(report.hung, [7, 8]);
-  const ok = runWaitgraph([join(FIXTURES, 'rules', 'julia.sched.idle.txt')]);
+  const ok = runWaitgraph([join(PACKS, 'julia', 'julia.sched.idle.txt')]);
   assert.equal(ok.code, 0, ok.stdout);
   assert.match(ok.stdout, /^No deadlock found/);
 });
@@ -100,10 +100,10 @@ test('usage and input errors exit 2 with one line', () => {
 });
 
 test('several files: one report each, exit 1 when any has a finding', () => {
-  const r = runWaitgraph([join(FIXTURES, 'rules', 'julia.sched.idle.txt'), FOUNDING]);
+  const r = runWaitgraph([join(PACKS, 'julia', 'julia.sched.idle.txt'), FOUNDING]);
   assert.equal(r.code, 1);
   assert.equal((r.stdout.match(/^== /gm) ?? []).length, 2);
-  const j = runWaitgraph(['-f', 'json', join(FIXTURES, 'rules', 'julia.sched.idle.txt'), FOUNDING]);
+  const j = runWaitgraph(['-f', 'json', join(PACKS, 'julia', 'julia.sched.idle.txt'), FOUNDING]);
   const list = JSON.parse(j.stdout);
   assert.deepEqual(list.map((x: { report: { verdict: string } }) => x.report.verdict), ['ok', 'deadlock']);
 });

@@ -14,7 +14,7 @@ import { renderJson, renderJsonChunks, renderJsonListChunks, toJsonReport } from
 import { CHUNK_CHARS, jsonChunks, streamedArray, streamedObject } from '../../src/report/json-stream.js';
 import { escapeJsonInvisibles } from '../../src/report/sanitize.js';
 import { analyzeText as analyzeStreamText } from '../../src/analyze.js';
-import { FIXTURES, FOUNDING } from '../helpers/paths.js';
+import { FIXTURES, FOUNDING, ruleFixtureFiles } from '../helpers/paths.js';
 import { renderDump } from '../bench/generate.js';
 import { analyzeFile } from './pipeline.js';
 import { foundingAnalysis, okAnalysis } from './build-analysis.js';
@@ -24,10 +24,10 @@ const reference = (a: Analysis): string => `${escapeJsonInvisibles(JSON.stringif
 
 function fixtureFiles(): string[] {
   const files = [FOUNDING];
-  for (const dir of [FIXTURES, join(FIXTURES, 'live'), join(FIXTURES, 'rules')]) {
+  for (const dir of [FIXTURES, join(FIXTURES, 'live')]) {
     for (const name of readdirSync(dir).sort()) if (name.endsWith('.txt') && join(dir, name) !== FOUNDING) files.push(join(dir, name));
   }
-  return files;
+  return [...files, ...ruleFixtureFiles()];
 }
 
 test('streamed JSON report: same bytes as the one-string report on every fixture', () => {

@@ -1,14 +1,14 @@
 /**
  * `waitgraph [analyze] [FILE…|-]`: the default command. Reads each dump (stdin when none is
  * given), analyses it while it streams, prints the report in the chosen format and sets the exit
- * code: 0 nothing found, 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
+ * code: 0 nothing found (or a crash alone), 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
  */
 import { Option, type Command } from 'commander';
 import type { CliIO } from '../io.js';
 import type { ExitSink } from '../program.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
-import { analyzeStream } from '../../analyze.js';
+import { analyzeStream, isFinding } from '../../analyze.js';
 import { loadBuiltinRules } from '../../rules/builtin.js';
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
@@ -29,12 +29,12 @@ interface AnalyzeFlags {
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /**
- * The formats whose reporter prints stacks (Markdown groups and shows them). Every other format
+ * The formats whose reporter prints stacks (Markdown and HTML group and show them). Every other format
  * reads the analysis alone, so each backtrace's frames are dropped as soon as it is analysed: a
  * 300 MB dump is then not held in memory (issue 7). test/bench/keep-frames.test.ts fails when a
  * reporter outside this set starts to need frames.
  */
-export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown']);
+export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown', 'html']);
 
 export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): void {
   program
@@ -66,7 +66,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         const only = results.length === 1 ? (results[0] as (typeof results)[number]) : null;
         for (const chunk of only ? renderJsonChunks(only.analysis) : renderJsonListChunks(results)) io.out(chunk);
       } else io.out(await render(results, flags.format, io, flags.color, flags.group));
-      sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
+      sink.code = results.some((r) => isFinding(r.analysis.verdict)) ? ExitCode.Found : ExitCode.Ok;
     });
 }
 

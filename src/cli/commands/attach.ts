@@ -10,7 +10,7 @@ import type { CliIO } from '../io.js';
 import type { ExitSink } from '../program.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
-import { analyze, createAnalysisSink } from '../../analyze.js';
+import { analyze, createAnalysisSink, isFinding } from '../../analyze.js';
 import { parseDump } from '../../parse/index.js';
 import { backtraceParser } from '../../parse/grammar.js';
 import { loadBuiltinRules } from '../../rules/builtin.js';
@@ -69,7 +69,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   });
   if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
   io.out(result.rendered ?? '');
-  return result.analysis.verdict === 'ok' ? ExitCode.Ok : ExitCode.Found;
+  return isFinding(result.analysis.verdict) ? ExitCode.Found : ExitCode.Ok;
 }
 
 export function registerAttach(program: Command, io: CliIO, sink: ExitSink): void {

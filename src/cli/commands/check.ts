@@ -38,7 +38,7 @@ export interface Expectation {
 
 const expectationSchema = z
   .object({
-    verdict: z.enum(['deadlock', 'hang', 'ok']),
+    verdict: z.enum(['deadlock', 'hang', 'crash', 'ok']),
     cycles: z.array(z.array(z.union([z.number().int().nonnegative(), z.string().regex(/^(\d+|bt@\d+)$/)]))).default([]),
   })
   .passthrough();
