@@ -1,19 +1,19 @@
 /**
  * The HTML report without a browser: one self-contained page (no external resource, CSP hashes
  * that match), the founding deadlock's table, graph and grouped stacks, the verdict's frames
- * marked, its data block consistent with the page. test/report/html-browser.test.ts opens it in
+ * marked, its data block consistent with the page. test/report/html/browser.test.ts opens it in
  * Chromium; the escape tests in test/robustness plant hostile names in it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderHtml, inlineSvg, jsonForScript } from '../../src/report/html/index.js';
-import type { PageData } from '../../src/report/html/data.js';
-import { FIXTURES, FOUNDING } from '../helpers/paths.js';
-import { htmlSafetyProblem } from '../robustness/html-safety.js';
-import { analyzeFile, analyzeText } from './pipeline.js';
-import { runWaitgraph } from '../helpers/run-cli.js';
+import { renderHtml, inlineSvg, jsonForScript } from '../../../src/report/html/index.js';
+import type { PageData } from '../../../src/report/html/data.js';
+import { FIXTURES, FOUNDING } from '../../helpers/paths.js';
+import { htmlSafetyProblem } from '../../robustness/html-safety.js';
+import { analyzeFile, analyzeText } from '../pipeline.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
 
 function pageData(html: string): PageData {
   const json = /<script type="application\/json" id="wg-data">([\s\S]*?)<\/script>/.exec(html)?.[1];

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ensureDump, renderDump } from './generate.js';
+import { ensureDump, renderDump } from './generate-dump.js';
 
 interface ParsedThread {
   id: number;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runWaitgraph } from '../helpers/run-cli.js';
-import { FOUNDING, FOUNDING_GOLDEN } from './fixtures.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
+import { FOUNDING, FOUNDING_GOLDEN } from '../../parse/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wg-parse-cli-'));
 

@@ -2,17 +2,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readReportSchema } from '../../src/report/schema/index.js';
-import { renderJson } from '../../src/report/json.js';
-import type { Analysis } from '../../src/model/analysis.js';
-import { FIXTURES, FOUNDING } from '../helpers/paths.js';
-import { findDumps } from '../../src/cli/commands/check.js';
-import { foundingAnalysis, okAnalysis } from './build-analysis.js';
-import { analyzeFile } from './pipeline.js';
-import { reportSchemaErrors, sarifSchemaErrors } from './validators.js';
-import { renderSarif } from '../../src/report/sarif.js';
-import { renderDot } from '../../src/report/dot.js';
-import { dotToSvg } from '../../src/report/svg.js';
+import { readReportSchema } from '../../../src/report/schema/index.js';
+import { renderJson } from '../../../src/report/json.js';
+import type { Analysis } from '../../../src/model/analysis.js';
+import { FIXTURES, FOUNDING } from '../../helpers/paths.js';
+import { findDumps } from '../../../src/cli/commands/check.js';
+import { foundingAnalysis, okAnalysis } from '../build-analysis.js';
+import { analyzeFile } from '../pipeline.js';
+import { reportSchemaErrors, sarifSchemaErrors } from '../validators.js';
+import { renderSarif } from '../../../src/report/sarif.js';
+import { renderDot } from '../../../src/report/dot.js';
+import { dotToSvg } from '../../../src/report/svg.js';
 
 const report = (analysis: Analysis): Record<string, any> => JSON.parse(renderJson(analysis)) as Record<string, any>;
 
@@ -65,9 +65,9 @@ test('the schema rejects what the contract forbids', () => {
 
 test('`waitgraph schema` prints the shipped schema, and the package ships it', async () => {
   const { readFileSync } = await import('node:fs');
-  const { ROOT } = await import('../helpers/paths.js');
-  const { runWaitgraph } = await import('../helpers/run-cli.js');
-  const { REPORT_SCHEMA_PATH } = await import('../../src/report/schema/index.js');
+  const { ROOT } = await import('../../helpers/paths.js');
+  const { runWaitgraph } = await import('../../helpers/run-cli.js');
+  const { REPORT_SCHEMA_PATH } = await import('../../../src/report/schema/index.js');
   const result = runWaitgraph(['schema']);
   assert.equal(result.code, 0);
   assert.equal(result.stdout, readFileSync(REPORT_SCHEMA_PATH, 'utf8'));

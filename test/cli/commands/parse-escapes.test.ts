@@ -1,7 +1,7 @@
 /** `waitgraph parse`: the model as JSON, with the input's invisible characters escaped. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runWaitgraph } from '../helpers/run-cli.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
 
 test('parse escapes bidi marks and C1 controls from the input, and the JSON still reads back the same text', () => {
   // U+202E (right-to-left override) in a thread name and U+0085 (C1 NEL) in a function name.

@@ -20,7 +20,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'no
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prng } from '../helpers/prng.js';
+import { prng } from './prng.js';
 
 /** Bump when the generated text changes, so cached dumps are regenerated. */
 export const GENERATOR_VERSION = 3;

@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { analyzeText } from '../../src/analyze.js';
-import { FORMATS_NEEDING_FRAMES } from '../../src/cli/commands/analyze.js';
-import { createChalk, FORMATS, reporters } from '../../src/report/index.js';
-import { loadRules } from '../../src/rules/index.js';
-import { FIXTURES, FOUNDING } from '../helpers/paths.js';
-import { renderDump } from './generate.js';
+import { analyzeText } from '../../../src/analyze/index.js';
+import { FORMATS_NEEDING_FRAMES } from '../../../src/cli/commands/analyze.js';
+import { createChalk, FORMATS, reporters } from '../../../src/report/index.js';
+import { loadRules } from '../../../src/rules/index.js';
+import { FIXTURES, FOUNDING } from '../../helpers/paths.js';
+import { renderDump } from '../../helpers/generate-dump.js';
 
 function dumpFiles(dir: string): string[] {
   const out: string[] = [];

@@ -9,12 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyzeText } from '../../src/analyze.js';
-import { renderJson } from '../../src/report/json.js';
-import { CHUNK_CHARS } from '../../src/report/json-stream.js';
-import { renderDump } from '../bench/generate.js';
-import { runWaitgraph } from '../helpers/run-cli.js';
-import { BIN, ROOT } from '../helpers/paths.js';
+import { analyzeText } from '../../../src/analyze/index.js';
+import { renderJson } from '../../../src/report/json.js';
+import { CHUNK_CHARS } from '../../../src/report/json-stream.js';
+import { renderDump } from '../../helpers/generate-dump.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
+import { BIN, ROOT } from '../../helpers/paths.js';
 
 test('--format json: a report of many chunks reaches a pipe and a file whole, with exit code 1', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wg-json-cli-'));

@@ -38,7 +38,7 @@ export class BacktraceParser extends EmbeddedActionsParser {
 
   /**
    * `validate: false` skips Chevrotain's grammar validations in the self-analysis, ~4 ms of every
-   * start (issue 7, figure 4); the shared instance does, and test/bench/parser-startup.test.ts
+   * start (issue 7, figure 4); the shared instance does, and test/parse/parser.test.ts
    * builds a validating one so a grammar error still fails the tests.
    */
   constructor(options: { validate?: boolean } = {}) {

@@ -1,6 +1,6 @@
 /**
  * The bundled CLI (`npm run build` makes dist/src/cli/waitgraph.cjs and replaces main.js with its
- * loader, see src/cli/bundle.ts and run-bundle.ts) must behave exactly like the modules tsc wrote:
+ * loader, see src/build/bundle.ts and cli/run-bundle.ts) must behave exactly like the modules tsc wrote:
  * same reports with and without V8's code cache, the built-in rules and package.json found
  * through the rewritten `import.meta.url`, lazy formats loadable.
  * Compared with runCli imported from dist/src (never bundled). When main.js is tsc's own output
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/program.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { buildIdOf, cachePathOf, readCache } from '../../src/cli/run-bundle.js';
-import { asciiOnly } from '../../src/cli/bundle.js';
+import { asciiOnly } from '../../src/build/bundle.js';
 import { isAscii } from 'node:buffer';
 import { runInNewContext } from 'node:vm';
 import { FOUNDING, ROOT } from '../helpers/paths.js';

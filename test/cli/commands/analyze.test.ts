@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runWaitgraph } from '../helpers/run-cli.js';
-import { FOUNDING, PACKS, ROOT } from '../helpers/paths.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
+import { FOUNDING, PACKS, ROOT } from '../../helpers/paths.js';
 
 const EXAMPLES = join(ROOT, 'test', 'rules', 'examples');
 

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { renderJson } from '../../src/report/index.js';
 import { loadRules } from '../../src/rules/load.js';
 import type { LoadedRules } from '../../src/rules/types.js';
@@ -19,7 +19,7 @@ function describe(rules: LoadedRules): string {
   return JSON.stringify(rules, (_key, value: unknown) => (typeof value === 'function' ? `fn/${value.length}` : value instanceof Map ? [...value.keys()] : value));
 }
 
-const PRECOMPILE = join(ROOT, 'dist', 'src', 'rules', 'precompile.js');
+const PRECOMPILE = join(ROOT, 'dist', 'src', 'build', 'precompile-rules.js');
 const BUILTIN = join(ROOT, 'dist', 'src', 'rules', 'builtin.js');
 
 test('the build writes the JSON, and the rules compiled from it are the rules read from YAML', () => {

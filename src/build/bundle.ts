@@ -28,10 +28,12 @@
  *   needed (check's zod, the gdb driver, Markdown …).
  * - No top-level await may reach the bundle (CommonJS has none): cli/main.ts runs in a function;
  *   parse/chevrotain.ts (which awaits a dynamic import to find Chevrotain's single-file build) is
- *   replaced by a static re-export of that file, so Chevrotain is bundled too; rules/builtin.ts's
- *   top-level `await import('./load.js')` becomes `require('./load.js')`, which esbuild resolves
- *   to the same lazily initialised module. esbuild refuses any other top-level await, so the build
- *   fails loudly rather than produce a different program.
+ *   replaced by a static re-export of that file, so Chevrotain is bundled too. esbuild refuses
+ *   any other top-level await, so the build fails loudly rather than produce a different program.
+ * - A module required on first use (`createRequire(import.meta.url)('./load.js')` in
+ *   rules/builtin.ts: the YAML reader, only when the build's JSON cannot be used) becomes
+ *   `require('./load.js')`, which esbuild resolves to its own lazily initialised copy: one set of
+ *   error classes, nothing read from dist/src at run time.
  * - `import.meta.url` in a bundled module is rewritten to that module's own URL in dist/src
  *   (relative to the bundle's file), so files found relative to it (built-in rules JSON, rule
  *   packs, package.json) are found as before.
@@ -45,10 +47,11 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILD_ID_PREFIX, buildIdOf, cachePathOf, SHARED_PREFIX } from './run-bundle.js';
+import { BUILD_ID_PREFIX, buildIdOf, cachePathOf, SHARED_PREFIX } from '../cli/run-bundle.js';
 
-const CLI_DIR = dirname(fileURLToPath(import.meta.url));
-const SRC_DIR = dirname(CLI_DIR);
+/** dist/src, where tsc wrote the modules; the bundles and their loader go to dist/src/cli. */
+const SRC_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+const CLI_DIR = join(SRC_DIR, 'cli');
 const REPO_ROOT = dirname(dirname(SRC_DIR));
 const ENTRY = join(CLI_DIR, 'main.js');
 const BUNDLE = join(CLI_DIR, 'waitgraph.cjs');
@@ -59,7 +62,7 @@ const EARLY_ENTRY = join(SRC_DIR, 'live', 'early.js');
 const OLD_CHUNK_PREFIX = 'bundle-';
 const EXTERNAL = ['@viz-js/viz'];
 /** main.js after this step; tsc's main.js never starts with it. */
-const LOADER_MARK = '// waitgraph bundle loader (src/cli/bundle.ts)';
+const LOADER_MARK = '// waitgraph bundle loader (src/build/bundle.ts)';
 const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph-early.cjs', import.meta.url), new URL('./waitgraph.cjs', import.meta.url));\n`;
 /** The run whose compiled functions the code cache keeps. */
 const CACHE_RUN_INPUT = join(REPO_ROOT, 'fixtures', 'enzyme-autodiff-deferred.txt');
@@ -99,7 +102,7 @@ function bundledSource(path: string, text: string, shared: ReadonlySet<string> =
     if (names === undefined) throw new Error('bundle: parse/chevrotain.js no longer has the expected export line');
     return `export {${names}} from ${JSON.stringify(chevrotainBundlePath())};\n`;
   }
-  let out = text.replace(/^(const \w+ = [^;\n]*?)await import\(('\.[^']+')\)/gm, '$1require($2)');
+  let out = text.replace(/\bcreateRequire\(import\.meta\.url\)\(('\.[^']+')\)/g, 'require($1)');
   // An external's CommonJS build, required on first use: a dynamic import() inside vm.Script would
   // need Node's experimental vm loader hook (and is lost with a code cache in Node 20).
   for (const name of EXTERNAL) out = out.replaceAll(`import('${name}')`, `Promise.resolve().then(() => require('${name}'))`);
@@ -229,5 +232,5 @@ function saveCodeCache(): string {
   return 'code cache saved';
 }
 
-// Not when a test runner loads every file under dist (as precompile.ts).
+// Not when a test runner loads every file under dist (as precompile-rules.ts).
 if (process.env.NODE_TEST_CONTEXT === undefined) process.exitCode = await main();

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT } from '../helpers/paths.js';
-import { runWaitgraph } from '../helpers/run-cli.js';
+import { ROOT } from '../../helpers/paths.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
 
 const RULE = 'test/rules/examples/myapp.spinlock.wait.yaml';
 const DUMP = 'test/rules/examples/spin.txt';

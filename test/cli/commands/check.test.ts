@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/program.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { FIXTURES, FOUNDING } from '../helpers/paths.js';
-import { runWaitgraph } from '../helpers/run-cli.js';
+import { runCli } from '../../../src/cli/program.js';
+import type { CliIO } from '../../../src/cli/io.js';
+import { FIXTURES, FOUNDING } from '../../helpers/paths.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
 
 /** A temp folder with three dumps of three verdicts: a deadlock, another deadlock, a hang. */
 function sampleFolder(): string {

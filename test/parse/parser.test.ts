@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BacktraceParser, backtraceParser } from '../../src/parse/grammar.js';
+import { BacktraceParser, backtraceParser } from '../../src/parse/parser.js';
 
 test('the grammar passes Chevrotain self-analysis validations; the shared parser is the same grammar', () => {
   const validated = new BacktraceParser();

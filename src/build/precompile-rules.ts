@@ -1,14 +1,14 @@
 /**
  * Build step (`npm run build` runs it after tsc): reads and validates every built-in rule file
  * with the same reader as `loadRules()` and writes the validated data as `builtin-rules.json`
- * beside builtin.js, which compiles it at startup without YAML or zod. A rule that does not
+ * beside rules/builtin.js, which compiles it at startup without YAML or zod. A rule that does not
  * load fails the build with the loader's one-line error.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILTIN_JSON, builtinFileStates, type BuiltinJson } from './builtin.js';
-import { builtinPrimitiveFiles, builtinRuleFiles } from './builtin-dir.js';
-import { builtinRulesDir, loadRules, readPrimitives, readRuleFile } from './load.js';
+import { BUILTIN_JSON, builtinFileStates, builtinJsonUrl, type BuiltinJson } from '../rules/builtin.js';
+import { builtinPrimitiveFiles, builtinRuleFiles } from '../rules/builtin-dir.js';
+import { builtinRulesDir, loadRules, readPrimitives, readRuleFile } from '../rules/load.js';
 
 function precompile(): string {
   const dir = builtinRulesDir();
@@ -23,8 +23,7 @@ function precompile(): string {
       return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: entry.raw } : { path, packFolder, kind: 'cycle', raw: entry.raw };
     }),
   };
-  const out = new URL(BUILTIN_JSON, import.meta.url);
-  writeFileSync(out, `${JSON.stringify(json)}\n`);
+  writeFileSync(builtinJsonUrl(), `${JSON.stringify(json)}\n`);
   return `${json.rules.length} rules`;
 }
 

@@ -15,9 +15,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FIXTURES, FOUNDING, ROOT } from '../helpers/paths.js';
-import { runWaitgraph } from '../helpers/run-cli.js';
-import { plantedAbba } from '../robustness/hostile.js';
+import { FIXTURES, FOUNDING, ROOT } from '../../helpers/paths.js';
+import { runWaitgraph } from '../../helpers/run-cli.js';
+import { plantedAbba } from '../../robustness/hostile.js';
 
 const CHROMIUM = process.env['WAITGRAPH_CHROMIUM'] ?? '/usr/bin/chromium';
 const OUTPUT = join(ROOT, 'dist', 'test-output', 'html');
