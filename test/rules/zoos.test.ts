@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import type { Analysis } from '../../src/model/analysis.js';
 import { LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids } from '../live/harness.js';
 import { captureZoo, ZOOS, type Zoo } from './zoos.js';
