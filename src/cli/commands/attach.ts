@@ -14,6 +14,7 @@ import { analyze, createAnalysisSink, isFinding } from '../../analyze.js';
 import { parseDump } from '../../parse/index.js';
 import { backtraceParser } from '../../parse/grammar.js';
 import { loadBuiltinRules } from '../../rules/builtin.js';
+import { disableRules } from '../../rules/compile.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import type { Analysis, OwnerFact } from '../../model/analysis.js';
 import type { Dump } from '../../model/dump.js';
@@ -24,6 +25,7 @@ import { claimEarlyAttach } from '../../live/early.js';
 export interface LiveCommandOptions {
   format: string;
   rules?: string[];
+  disable: string[];
   timeout: string;
   saveDump?: string;
 }
@@ -33,6 +35,7 @@ export function addLiveOptions(command: Command): Command {
   return command
     .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
     .option('--rules <file...>', 'extra rule files or folders (same format as the built-ins)')
+    .option('--disable <rule|pack>', 'turn off a rule (by id) or a whole pack (by name) (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--timeout <seconds>', 'limit for each gdb step (attach, backtrace, each owner query)', '120')
     .option('--save-dump <file>', 'also write the backtrace text gdb printed to this file (to paste into a bug report)');
 }
@@ -44,7 +47,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   // User rule files need the YAML reader (and zod); the built-ins alone come precompiled.
   const yamlRules = (options.rules ?? []).length > 0 ? await import('../../rules/load.js') : null;
   const prepare = (): LiveAnalyzer => {
-    const rules = yamlRules !== null ? yamlRules.loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd }) : loadBuiltinRules();
+    const rules = disableRules(yamlRules !== null ? yamlRules.loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd }) : loadBuiltinRules(), options.disable);
     // Chevrotain builds its parser on first use (tens of ms); here that overlaps gdb attaching.
     backtraceParser();
     return {
