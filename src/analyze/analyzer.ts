@@ -5,15 +5,15 @@
  */
 import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
-import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
+import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
-import { normalizeAddress } from '../rules/normalize.js';
+import { normalizeAddress } from '../rules/arg-values.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
 import { ownerCommandFor } from '../live/owner-queries.js';
-import { buildDeadlocks, findHang } from './deadlocks.js';
+import { buildDeadlocks, findHang, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
@@ -32,17 +32,6 @@ export interface Analyzer {
   addBacktrace(bt: Backtrace, index: number): void;
   /** Cross-thread work after the last backtrace; `dump` is the parser's result (frames may have been dropped). */
   finish(dump: Dump): Analysis;
-}
-
-/** What the analysis keeps about a wait beyond the model's Edge. */
-export interface WaitInfo {
-  edge: Edge;
-  lockLike: boolean;
-  label: string | null;
-  /** The gdb command a report shows for the holder (from the rule's owner shape, or a user rule's own text). */
-  ownerQuery: string | null;
-  ownerAnswer: 'lwp' | 'ptid' | null;
-  ownerShape: OwnerShape | null;
 }
 
 export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {

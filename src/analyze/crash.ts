@@ -17,7 +17,7 @@
  */
 import type { Crash, CrashEvidenceKind, FrameRef, ThreadAnalysis, ThreadKey, Verdict } from '../model/analysis.js';
 import type { Backtrace, Dump, Frame } from '../model/dump.js';
-import { normalizeFunctionName, stripLeadingUnderscores } from '../rules/normalize.js';
+import { normalizeFunctionName, stripLeadingUnderscores } from '../rules/function-names.js';
 
 /** True for the verdicts that are findings, exit code 1: a deadlock or a hang (a crash alone is 0). */
 export function isFinding(verdict: Verdict): boolean {

@@ -5,9 +5,21 @@
  */
 import { createHash } from 'node:crypto';
 import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
-import { compareThreadKeys, findCycleComponents, isThreadNode, nodeKey, type CycleComponent } from '../graph/index.js';
+import { findCycleComponents, type CycleComponent } from '../graph/index.js';
+import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
-import type { WaitInfo } from './analyzer.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
+
+/** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
+export interface WaitInfo {
+  edge: Edge;
+  lockLike: boolean;
+  label: string | null;
+  /** The gdb command a report shows for the holder (from the rule's owner shape, or a user rule's own text). */
+  ownerQuery: string | null;
+  ownerAnswer: 'lwp' | 'ptid' | null;
+  ownerShape: OwnerShape | null;
+}
 
 export interface DeadlockInput {
   rules: LoadedRules;

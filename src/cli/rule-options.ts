@@ -1,12 +1,10 @@
 /**
  * The rule options every analysing command shares: `--rules FILE|FOLDER` (user rules and packs,
- * repeatable) and `--disable RULE|PACK` (repeatable), and the rule set they make. The built-ins
- * alone come precompiled (no YAML reader, no zod); user rule files need the YAML reader.
+ * repeatable) and `--disable RULE|PACK` (repeatable), and the rule set they make (rules/rule-set.ts).
  */
 import type { Command } from 'commander';
 import type { CliIO } from './io.js';
-import { loadBuiltinRules } from '../rules/builtin.js';
-import { disableRules } from '../rules/compile.js';
+import { loadRuleSet } from '../rules/rule-set.js';
 import type { LoadedRules } from '../rules/types.js';
 
 export interface RuleFlags {
@@ -23,6 +21,5 @@ export function addRuleOptions(command: Command): Command {
 }
 
 export async function rulesFromFlags(flags: RuleFlags, io: CliIO): Promise<LoadedRules> {
-  const loaded = flags.rules.length === 0 ? loadBuiltinRules() : (await import('../rules/load.js')).loadRules({ extraFiles: flags.rules, cwd: io.cwd });
-  return disableRules(loaded, flags.disable);
+  return loadRuleSet({ extraFiles: flags.rules, disable: flags.disable, cwd: io.cwd });
 }

@@ -5,6 +5,7 @@
  * header, a frame whose level does not go on, prose, a prompt or a print.
  */
 import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, SignalLine, ThreadInfo } from '../model/dump.js';
+import { detach } from '../model/text-hygiene.js';
 import { DeferredFrame, splitArgs } from './frame-body.js';
 import type { LogicalLine } from './lines.js';
 import { readSignalLine } from './signals.js';
@@ -467,14 +468,6 @@ function addMarker(bt: Backtrace, line: LogicalLine): void {
 function addMarkerExtras(bt: Backtrace, line: LogicalLine): void {
   const markers = (bt.markerLines ??= []);
   for (let i = 0; i < line.extra!.length; i++) markers.push(line.extra![i]!);
-}
-
-/**
- * A copy of `s` that shares no memory with the text it was sliced from. V8 keeps a slice's whole
- * parent string alive (here: a 1 MiB input chunk), so strings the Dump keeps are copied.
- */
-export function detach(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 function lastLineOf(line: LogicalLine): number {

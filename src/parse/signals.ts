@@ -10,7 +10,7 @@
  *   Program terminated with signal 11, Segmentation fault.        (gdb ≤ 7.x: the number)
  */
 import type { SignalLine } from '../model/dump.js';
-import { detach } from './thread-header.js';
+import { detach } from '../model/text-hygiene.js';
 
 const RECEIVED = ' received signal ';
 const PROGRAM_RECEIVED = 'Program received signal ';

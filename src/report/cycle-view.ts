@@ -4,19 +4,7 @@
  * node ids, and short labels. Pure functions over the model; no formatting here.
  */
 import type { Analysis, Deadlock, Edge, FrameRef, ResourceId, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
-
-/** A node id of `Edge.from` / `Edge.to`, split into its kind and key. */
-export type NodeRef = { kind: 'thread'; key: ThreadKey } | { kind: 'resource'; key: ResourceId };
-
-export function parseNodeId(id: string): NodeRef {
-  if (id.startsWith('thread:')) return { kind: 'thread', key: id.slice('thread:'.length) };
-  if (id.startsWith('res:')) return { kind: 'resource', key: id.slice('res:'.length) };
-  // Unknown prefixes are drawn as resources rather than dropped, so nothing silently disappears.
-  return { kind: 'resource', key: id };
-}
-
-export const threadNodeId = (key: ThreadKey): string => `thread:${key}`;
-export const resourceNodeId = (id: ResourceId): string => `res:${id}`;
+import { compareThreadKeys, parseNodeId } from '../model/ids.js';
 
 /** One "waiter waits for (resource) held by holder" fact between two threads of a deadlock. */
 export interface DeadlockRow {
@@ -95,20 +83,6 @@ function compareRows(a: DeadlockRow, b: DeadlockRow): number {
 /** Plain code-unit order: locale-independent, so output is the same on every machine. */
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Thread numbers numerically, then headerless `bt@LINE` keys by line. */
-export function compareThreadKeys(a: ThreadKey, b: ThreadKey): number {
-  const na = threadKeyOrder(a);
-  const nb = threadKeyOrder(b);
-  return na[0] - nb[0] || na[1] - nb[1] || compareText(a, b);
-}
-
-function threadKeyOrder(key: ThreadKey): [number, number] {
-  if (/^\d+$/.test(key)) return [0, Number(key)];
-  const headerless = /^bt@(\d+)$/.exec(key);
-  if (headerless) return [1, Number(headerless[1])];
-  return [2, 0];
 }
 
 /** `thread 9` or `backtrace at line 119`; the key is what the user can find in the dump. */

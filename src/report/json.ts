@@ -5,7 +5,7 @@
  * The parsed dump itself is not repeated: `waitgraph parse` prints it.
  */
 import type { Analysis, Deadlock, Edge, FrameRef, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
-import { escapeJsonInvisibles } from './sanitize.js';
+import { escapeJsonInvisibles } from '../model/text-hygiene.js';
 import { jsonChunks, streamedArray, streamedObject, type StreamedObject } from './json-stream.js';
 
 export type JsonThreadRef = number | string;

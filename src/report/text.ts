@@ -6,7 +6,8 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
-import { compareThreadKeys, crashLines, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
+import { compareThreadKeys } from '../model/ids.js';
+import { crashLines, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
 import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 

@@ -5,7 +5,7 @@ import { parseMiLine, quoteCString, readCString, resultField } from '../../src/l
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { factFromAnswer, GIL_HOLDER_EXPRESSIONS, parseIntegerAnswer, planOwnerQueries, queryFor } from '../../src/live/owner-queries.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { PACKS } from '../helpers/paths.js';
 import { parsePid } from '../../src/live/investigate.js';

@@ -2,7 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dump } from '../../src/model/dump.js';
-import { cleanLine } from '../../src/parse/normalize.js';
+import { cleanLine } from '../../src/parse/paste-cleanup.js';
 import { FIXTURES, FOUNDING } from '../helpers/paths.js';
 
 export const SHAPES_DIR = join(FIXTURES, 'parse', 'shapes');

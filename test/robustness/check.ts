@@ -12,7 +12,7 @@
  */
 import { Chalk } from 'chalk';
 import { DumpParser, parseDump, parseDumpStream } from '../../src/parse/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import type { Dump } from '../../src/model/dump.js';
 import { renderText } from '../../src/report/text.js';
 import { renderJson } from '../../src/report/json.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { RuleError } from '../../src/errors.js';
 import { loadRules } from '../../src/rules/index.js';
 import { disableRules } from '../../src/rules/compile.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { FOUNDING, PACKS } from '../helpers/paths.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 

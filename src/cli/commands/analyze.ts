@@ -4,18 +4,17 @@
  * code: 0 nothing found (or a crash alone), 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
  */
 import { Option, type Command } from 'commander';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
-import { analyzeStream, isFinding } from '../../analyze.js';
+import { analyzeStream, isFinding } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
-import { visible } from '../../report/sanitize.js';
+import { visible } from '../../model/text-hygiene.js';
 
 interface AnalyzeFlags extends RuleFlags {
   format: Format;
@@ -28,7 +27,7 @@ interface AnalyzeFlags extends RuleFlags {
 /**
  * The formats whose reporter prints stacks (Markdown and HTML group and show them). Every other format
  * reads the analysis alone, so each backtrace's frames are dropped as soon as it is analysed: a
- * 300 MB dump is then not held in memory (issue 7). test/bench/keep-frames.test.ts fails when a
+ * 300 MB dump is then not held in memory (issue 7). test/cli/commands/analyze-keep-frames.test.ts fails when a
  * reporter outside this set starts to need frames.
  */
 export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown', 'html']);

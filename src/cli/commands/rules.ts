@@ -8,8 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
 import { checkRuleFixture, orphanFixtures, type FixtureResult } from '../../analyze/rule-fixtures.js';
