@@ -18,9 +18,9 @@
  */
 import type { Edge, OwnerFact, UnlinkedOwner } from '../model/analysis.js';
 import type { OwnerHint } from '../model/dump.js';
-import { resourceNode, threadNode } from '../graph/index.js';
+import { resourceNode, threadNode } from '../model/ids.js';
 import { printExpression } from '../parse/print-value.js';
-import { normalizeAddress, type ParsedArgValue } from '../rules/normalize.js';
+import { normalizeAddress, type ParsedArgValue } from '../rules/arg-values.js';
 import type { ThreadWork } from './threads.js';
 
 /** A wait as the linker sees it: its edge (whose resource may be renamed) and the arguments its rule captured. */

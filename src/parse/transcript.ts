@@ -8,7 +8,7 @@
  * work (src/analyze/owner-links.ts): the parser only records what the text shows.
  */
 import type { Frame, OwnerHint, PrintContext, ThreadInfo } from '../model/dump.js';
-import { detach } from './thread-header.js';
+import { detach } from '../model/text-hygiene.js';
 import { integerAddress, ownerFields, pointerAnswer, printExpression, type OwnerField } from './print-value.js';
 
 // `frame 1`, `f 3`, `up`, `down 2`, `frame level 4`, `select-frame 2`: the next frame line gdb prints is the selected frame.

@@ -17,7 +17,7 @@
  */
 import type { Backtrace, Dump, Frame } from '../model/dump.js';
 import type { Analysis, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
-import { compareThreadKeys } from './cycle-view.js';
+import { compareThreadKeys } from '../model/ids.js';
 
 export type GroupMode = 'exact' | 'functions';
 export const GROUP_MODES: readonly GroupMode[] = ['exact', 'functions'];
@@ -39,8 +39,12 @@ export function threadFrames(dump: Dump, thread: ThreadAnalysis): Frame[] {
 }
 
 export function threadBacktraces(dump: Dump, thread: ThreadAnalysis): Backtrace[] {
-  const indexes = [thread.backtrace, ...thread.merged];
-  return indexes.map((index) => dump.backtraces[index]).filter((bt): bt is Backtrace => bt !== undefined);
+  return threadBacktraceIndexes(dump, thread).map((index) => dump.backtraces[index]!);
+}
+
+/** Indexes in `Dump.backtraces` of the thread's backtrace and the headerless ones merged into it. */
+export function threadBacktraceIndexes(dump: Dump, thread: ThreadAnalysis): number[] {
+  return [thread.backtrace, ...thread.merged].filter((index) => dump.backtraces[index] !== undefined);
 }
 
 function frameKey(frame: Frame, mode: GroupMode): string {
@@ -195,16 +199,29 @@ function isPrefixStack(short: Frame[], long: Frame[], mode: GroupMode): boolean 
  * rebuilt from the model so a grouped stack reads like the dump.
  */
 export function formatFrame(frame: Frame): string {
-  let text = `#${frame.level}`.padEnd(3) + ' ';
-  if (frame.pc) text += `${frame.pc} in `;
-  text += frame.function;
+  const { before, name, after } = frameParts(frame);
+  return `${before}${name}${after}`;
+}
+
+/** A frame's printed line in three parts, so a report can mark the function name (HTML bolds it). */
+export function frameParts(frame: Frame): { before: string; name: string; after: string } {
+  let before = `#${frame.level}`.padEnd(3) + ' ';
+  if (frame.pc) before += `${frame.pc} in `;
+  let after = '';
   if (frame.kind === 'normal') {
-    text += ` (${frame.args.map((a) => `${a.name}${a.entry === 'only' ? '@entry' : ''}=${a.value}`).join(', ')})`;
-    if (frame.incomplete) text = text.slice(0, -1) + '…';
+    after += ` (${frame.args.map((a) => `${a.name}${a.entry === 'only' ? '@entry' : ''}=${a.value}`).join(', ')})`;
+    if (frame.incomplete) after = after.slice(0, -1) + '…';
   }
-  if (frame.file) text += ` at ${frame.file}${frame.line !== null ? `:${frame.line}` : ''}`;
-  else if (frame.library) text += ` from ${frame.library}`;
-  return text;
+  if (frame.file) after += ` at ${frame.file}${frame.line !== null ? `:${frame.line}` : ''}`;
+  else if (frame.library) after += ` from ${frame.library}`;
+  return { before, name: frame.function, after };
+}
+
+/** A display line of a stack: a frame's, or a line between frames (`...`, why the stack ends). */
+export interface StackLine {
+  text: string;
+  /** The frame the line shows, with the index of its backtrace in `Dump.backtraces`; null for other lines. */
+  frame: { frame: Frame; backtrace: number } | null;
 }
 
 /**
@@ -212,14 +229,19 @@ export function formatFrame(frame: Frame): string {
  * line saying why the stack ends early when it does.
  */
 export function formatBacktrace(backtrace: Backtrace): string[] {
-  const lines: string[] = [];
+  return backtraceLines(backtrace, -1).map((line) => line.text);
+}
+
+/** formatBacktrace with each frame line's frame; `index` is the backtrace's in `Dump.backtraces`. */
+export function backtraceLines(backtrace: Backtrace, index: number): StackLine[] {
+  const lines: StackLine[] = [];
   const gapsBefore = new Set(backtrace.gaps.map((gap) => gap.beforeLevel));
-  backtrace.frames.forEach((frame, index) => {
-    if (index > 0 && gapsBefore.has(frame.level)) lines.push('...');
-    lines.push(formatFrame(frame));
+  backtrace.frames.forEach((frame, position) => {
+    if (position > 0 && gapsBefore.has(frame.level)) lines.push({ text: '...', frame: null });
+    lines.push({ text: formatFrame(frame), frame: { frame, backtrace: index } });
   });
-  if (backtrace.stopReason) lines.push(`Backtrace stopped: ${backtrace.stopReason}`);
-  else if (backtrace.truncated) lines.push('(more frames not in the dump)');
+  if (backtrace.stopReason) lines.push({ text: `Backtrace stopped: ${backtrace.stopReason}`, frame: null });
+  else if (backtrace.truncated) lines.push({ text: '(more frames not in the dump)', frame: null });
   return lines;
 }
 
@@ -265,10 +287,21 @@ export function groupsByImportance(analysis: Analysis, groups: readonly ThreadGr
 
 /** A group's shared stack as display lines: its backtrace, then any headerless `bt` merged into it. */
 export function groupStackLines(group: ThreadGroup): string[] {
-  const lines: string[] = [];
-  group.backtraces.forEach((backtrace, index) => {
-    if (index > 0) lines.push('', `(gdb) bt    # headerless backtrace at line ${backtrace.startLine}, merged into this thread`);
-    for (const line of formatBacktrace(backtrace)) lines.push(line);
+  return stackLines(group.backtraces, group.backtraces.map(() => -1)).map((line) => line.text);
+}
+
+/**
+ * The display lines of a thread's backtraces (its own, then the headerless ones merged into it),
+ * `indexes[i]` being the index of `backtraces[i]` in `Dump.backtraces`.
+ */
+export function stackLines(backtraces: readonly Backtrace[], indexes: readonly number[]): StackLine[] {
+  const lines: StackLine[] = [];
+  backtraces.forEach((backtrace, position) => {
+    if (position > 0) {
+      lines.push({ text: '', frame: null });
+      lines.push({ text: `(gdb) bt    # headerless backtrace at line ${backtrace.startLine}, merged into this thread`, frame: null });
+    }
+    for (const line of backtraceLines(backtrace, indexes[position] ?? -1)) lines.push(line);
   });
   return lines;
 }

@@ -11,7 +11,7 @@ import type { GroupMode } from './group.js';
 
 export interface ReportOptions {
   chalk: ChalkInstance;
-  /** How alike stacks must be to be shown once (text, Markdown); each reporter has its default. */
+  /** How alike stacks must be to be shown once (text, Markdown, HTML); each reporter has its default. */
   group?: GroupMode;
   /** The dump's path as the user named it (SARIF points at its lines); absent for stdin. */
   input?: string;
@@ -22,7 +22,7 @@ export interface ReportOptions {
 /** Returns the whole report; SVG is async (Graphviz in WebAssembly), the CLI awaits every format. */
 export type Reporter = (analysis: Analysis, options: ReportOptions) => string | Promise<string>;
 
-export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'svg' | 'sarif';
+export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'svg' | 'sarif' | 'html';
 
 export const reporters = {
   text: renderText,
@@ -38,6 +38,7 @@ export const reporters = {
       ...(options.version ? { version: options.version } : {}),
       ...(options.input && options.input !== '-' ? { inputUri: options.input } : {}),
     }),
+  html: async (analysis, options) => (await import('./html/index.js')).renderHtml(analysis, options.group ? { group: options.group } : {}),
 } satisfies Record<Format, Reporter>;
 
 export const FORMATS = Object.keys(reporters) as Format[];

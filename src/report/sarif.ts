@@ -20,6 +20,7 @@ export interface SarifOptions {
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const DEADLOCK_RULE = 'waitgraph/deadlock';
 export const HANG_RULE = 'waitgraph/hang';
+export const CRASH_RULE = 'waitgraph/crash';
 /** Bumped when the signature algorithm changes, as Sentry versions its grouping. */
 export const FINGERPRINT_KEY = 'waitgraphSignature/v1';
 
@@ -47,6 +48,12 @@ export function renderSarif(analysis: Analysis, options: SarifOptions = {}): str
       shortDescription: { text: 'Threads wait with no time limit for something that is not released.' },
       defaultConfiguration: { level: 'warning' },
     },
+    {
+      id: CRASH_RULE,
+      name: 'Crash',
+      shortDescription: { text: 'The process crashed: a thread got a fatal signal, aborted or failed an assertion.' },
+      defaultConfiguration: { level: 'note' },
+    },
   ];
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
   const frameRules = new Set<string>();
@@ -60,6 +67,7 @@ export function renderSarif(analysis: Analysis, options: SarifOptions = {}): str
 
   const results = analysis.deadlocks.map((deadlock) => deadlockResult(analysis, deadlock, options, ruleIndex.get(DEADLOCK_RULE)!));
   if (analysis.hung.length > 0) results.push(hangResult(analysis, options, ruleIndex.get(HANG_RULE)!));
+  if (analysis.crash !== undefined) results.push(crashResult(analysis.crash, options, ruleIndex.get(CRASH_RULE)!));
 
   const log = {
     $schema: SARIF_SCHEMA_URI,
@@ -145,6 +153,23 @@ function hangResult(analysis: Analysis, options: SarifOptions, ruleIndex: number
     ...(locations.length > 0 ? { locations } : {}),
     ...(related.length > 0 ? { relatedLocations: related.map((loc, id) => ({ id, ...loc })) } : {}),
     properties: { threads: analysis.hung },
+  };
+}
+
+/** The crash: a note (it is exit 0 on its own), located where the program went wrong. */
+function crashResult(crash: NonNullable<Analysis['crash']>, options: SarifOptions, ruleIndex: number): object {
+  const locations = crash.site ? [siteLocation(crash.site, `${threadTitle(crash.thread)} went wrong here: ${siteText(crash.site)}`)] : [];
+  const related: object[] = [];
+  if (options.inputUri && crash.crashFrame) related.push(dumpLocation(options.inputUri, crash.crashFrame, `${threadTitle(crash.thread)}: the crash shows here`));
+  return {
+    ruleId: CRASH_RULE,
+    ruleIndex,
+    level: 'note',
+    kind: 'fail',
+    message: { text: `${crash.text}.` },
+    ...(locations.length > 0 ? { locations } : {}),
+    ...(related.length > 0 ? { relatedLocations: related.map((loc, id) => ({ id, ...loc })) } : {}),
+    properties: { thread: crash.thread, signal: crash.signal, evidence: crash.evidence },
   };
 }
 

@@ -17,7 +17,10 @@ export interface SourceFile {
   /** How the file is named in errors (relative to cwd when inside it). */
   display: string;
   builtin: boolean;
-  /** For built-ins, the pack folder the file sits in. */
+  /**
+   * The folder the file sits in: the pack name when the rule gives none (a built-in rule never
+   * does; a user rule may). Null when there is no folder to take it from.
+   */
   packFolder: string | null;
 }
 
@@ -32,22 +35,22 @@ export function compileEntry(entry: RuleEntry, intern: ProcessInterner): Rule {
   const fileId = basename(source.path, extname(source.path));
   if (entry.kind === 'cycle') {
     const raw = entry.raw;
-    checkIdentity(raw.id, raw.pack, fileId, source, fail);
+    const pack = packOf(raw.id, raw.pack, fileId, source, fail);
     return {
       kind: 'cycle',
-      ...meta(raw, source),
+      ...meta(raw, pack, source),
       requiredRules: raw.match.cycle.rules,
       title: raw.effect.title,
     };
   }
   const raw = entry.raw;
-  checkIdentity(raw.id, raw.pack, fileId, source, fail);
+  const pack = packOf(raw.id, raw.pack, fileId, source, fail);
   const base = compileShape(raw.match, ['match'], fail, intern);
   const anyOf = (raw.match.anyOf ?? []).map((s, i) => compileShape(s, ['match', 'anyOf', i], fail, intern));
   checkTemplates(raw, fail);
   return {
     kind: 'thread',
-    ...meta(raw, source),
+    ...meta(raw, pack, source),
     base,
     anyOf,
     unlessRules: raw.match.unlessRules ?? [],
@@ -119,10 +122,10 @@ export function orderThreadRules(rules: ThreadRule[], byId: Map<string, Rule>, d
 
 export type ProcessInterner = (raw: FrameConditionRaw, compiled: FrameCondition) => number;
 
-export function meta(raw: { id: string; pack: string; summary: string; explanation: string; fix: string; sources: string[] }, source: SourceFile) {
+export function meta(raw: { id: string; summary: string; explanation: string; fix: string; sources: string[] }, pack: string, source: SourceFile) {
   return {
     id: raw.id,
-    pack: raw.pack,
+    pack,
     summary: raw.summary,
     explanation: raw.explanation.trim(),
     fix: raw.fix.trim(),
@@ -134,9 +137,20 @@ export function meta(raw: { id: string; pack: string; summary: string; explanati
 
 export type Fail = (path: ReadonlyArray<PropertyKey>, message: string) => RuleError;
 
-export function checkIdentity(id: string, pack: string, fileId: string, source: SourceFile, fail: Fail): void {
+/**
+ * Checks the id against the file name and returns the rule's pack: the folder's name (a built-in
+ * rule names no pack; one that does must name its folder), or a user rule's own `pack:`. A user
+ * folder whose name is no pack name (`My Rules`) gives its lower-cased, dashed form (`my-rules`).
+ */
+export function packOf(id: string, pack: string | undefined, fileId: string, source: SourceFile, fail: Fail): string {
   if (id !== fileId) throw fail(['id'], `the id ${id} must equal the file name (${fileId})`);
-  if (source.packFolder !== null && pack !== source.packFolder) throw fail(['pack'], `pack ${pack} must equal the folder the rule sits in (${source.packFolder})`);
+  if (source.builtin && pack !== undefined && pack !== source.packFolder) throw fail(['pack'], `pack ${pack} must equal the folder the rule sits in (${source.packFolder})`);
+  if (pack !== undefined) return pack;
+  const folder = (source.packFolder ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+|-+$/g, '');
+  return folder === '' ? 'user' : folder;
 }
 
 export function compileShape(raw: ShapeRaw, path: PropertyKey[], fail: Fail, intern: ProcessInterner): Shape {
@@ -216,6 +230,9 @@ export function checkTemplates(raw: ThreadRuleRaw, fail: Fail): void {
     }
   };
   (raw.effect.waits ?? []).forEach((w, i) => {
+    if ('owner' in w && w.owner !== undefined && (w.ownerQuery !== undefined || w.ownerAnswer !== undefined)) {
+      throw fail(['effect', 'waits', i, 'ownerQuery'], 'an owner shape says how gdb finds the holder; give owner or ownerQuery/ownerAnswer, not both');
+    }
     check(w.resource, ['effect', 'waits', i, 'resource']);
     check(w.description, ['effect', 'waits', i, 'description']);
     if ('ownerQuery' in w) check(w.ownerQuery, ['effect', 'waits', i, 'ownerQuery']);

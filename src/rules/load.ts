@@ -1,12 +1,12 @@
 /**
- * Loads rule files: the built-in packs (src/rules/builtin/<pack>/<id>.yaml, shipped as data, not
- * compiled) plus user files given with `--rules`. Every problem is a RuleError with one line that
+ * Loads rule files: the built-in packs (src/rules/packs/<pack>/<id>.yaml, shipped as data, not
+ * compiled; layout in builtin-dir.ts) plus user files and pack folders given with `--rules`. Every problem is a RuleError with one line that
  * names the file, the line and the field: `my.rule.yaml:7: match.frames[0].function: …`.
  * Reading and validating (YAML, zod) is done here, compiling in compile.ts; the CLI takes the
  * built-ins from builtin.ts, which compiles the JSON the build writes and loads neither library.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { RuleError } from '../errors.js';
 import {
@@ -17,7 +17,7 @@ import {
 } from './schema.js';
 import type { FrameCondition, LoadedRules } from './types.js';
 import { assembleRules, compileFrame, type Fail, type RuleEntry, type SourceFile } from './compile.js';
-import { builtinRulesDir, PRIMITIVES_FILE, RULE_EXTENSIONS } from './builtin-dir.js';
+import { builtinPrimitiveFiles, builtinRulesDir, isRuleFileName, packFolders, PRIMITIVES_FILE } from './builtin-dir.js';
 import { z } from 'zod';
 
 export { builtinRulesDir };
@@ -43,28 +43,27 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
     return rel.startsWith('..') || rel === '' ? p : rel;
   };
   const sources: SourceFile[] = [];
-  let primitives: FrameCondition[] = [];
   const dir = builtinRulesDir();
-  primitives = loadPrimitives(join(dir, PRIMITIVES_FILE), display(join(dir, PRIMITIVES_FILE)));
+  const primitives: FrameCondition[] = [];
+  for (const f of builtinPrimitiveFiles(dir)) primitives.push(...loadPrimitives(join(dir, f), display(join(dir, f))));
   if (!options.noBuiltins) {
-    for (const pack of readdirSync(dir).sort()) {
-      const packDir = join(dir, pack);
-      if (!statSync(packDir).isDirectory()) continue;
+    for (const pack of packFolders(dir)) {
       if (options.packs && !options.packs.includes(pack)) continue;
+      const packDir = join(dir, pack);
       for (const f of readdirSync(packDir).sort()) {
-        if (RULE_EXTENSIONS.has(extname(f))) sources.push({ path: join(packDir, f), display: display(join(packDir, f)), builtin: true, packFolder: pack });
+        if (isRuleFileName(f)) sources.push({ path: join(packDir, f), display: display(join(packDir, f)), builtin: true, packFolder: pack });
       }
     }
   }
   for (const given of options.extraFiles ?? []) {
     const path = resolve(cwd, given);
     if (!existsSync(path)) throw new RuleError(`${given}: rule file not found`);
-    if (statSync(path).isDirectory()) {
-      const files = listRuleFiles(path);
-      if (files.length === 0) throw new RuleError(`${given}: no rule files (.yaml, .yml, .json) in this folder`);
-      for (const f of files) sources.push({ path: f, display: display(f), builtin: false, packFolder: null });
-    } else {
-      sources.push({ path, display: display(path), builtin: false, packFolder: null });
+    const files = statSync(path).isDirectory() ? listRuleFiles(path) : [path];
+    if (files.length === 0) throw new RuleError(`${given}: no rule files (.yaml, .yml, .json) in this folder`);
+    for (const f of files) {
+      // A user pack's own wait primitives join the built-in ones.
+      if (basename(f) === PRIMITIVES_FILE) primitives.push(...loadPrimitives(f, display(f)));
+      else sources.push({ path: f, display: display(f), builtin: false, packFolder: basename(dirname(f)) });
     }
   }
 
@@ -74,12 +73,13 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
   return assembleRules(entries, primitives, sources.map((s) => s.path), display);
 }
 
+/** The rule files and primitives files in a user's folder and its subfolders (each folder a pack). */
 function listRuleFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir).sort()) {
     const p = join(dir, entry);
     if (statSync(p).isDirectory()) out.push(...listRuleFiles(p));
-    else if (RULE_EXTENSIONS.has(extname(entry))) out.push(p);
+    else if (isRuleFileName(entry) || entry === PRIMITIVES_FILE) out.push(p);
   }
   return out;
 }
@@ -191,7 +191,7 @@ function loadPrimitives(path: string, shown: string): FrameCondition[] {
   return parsed.data.primitives.map((f, i) => compileFrame(f, ['primitives', i], fail));
 }
 
-/** The validated primitives of wait-primitives.yaml, not compiled (precompile.ts stores them as JSON). */
+/** The validated primitives of a pack's primitives.yaml, not compiled (build/precompile-rules.ts stores them as JSON). */
 export function readPrimitives(path: string, shown: string): FrameConditionRaw[] {
   const file = readYaml(path, shown);
   const parsed = PrimitivesSchema.safeParse(file.data);

@@ -14,16 +14,15 @@ import { DumpParser, parseDump } from '../../src/parse/index.js';
 import { loadBuiltinRules } from '../../src/rules/builtin.js';
 import { matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
 import { MERGE_FRAMES, summarizeBacktrace } from '../../src/analyze/summary.js';
-import { FIXTURES, FOUNDING } from '../helpers/paths.js';
-import { renderDump } from '../bench/generate.js';
+import { FIXTURES, FOUNDING, ruleFixtureFiles } from '../helpers/paths.js';
+import { renderDump } from '../helpers/generate-dump.js';
 
 const rules = loadBuiltinRules();
 
 const refOf = (index: number, f: Frame): FrameRef => ({ backtrace: index, level: f.level, function: f.function, file: f.file, line: f.line, sourceLine: f.sourceLine });
 
 function inputs(): string[] {
-  const dir = join(FIXTURES, 'rules');
-  return [FOUNDING, ...readdirSync(dir).filter((n) => n.endsWith('.txt')).sort().map((n) => join(dir, n))];
+  return [FOUNDING, ...ruleFixtureFiles()];
 }
 
 type Summarize = (bt: Backtrace, i: number) => ReturnType<typeof summarizeBacktrace>;

@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the performance figures of issue 7 (plus parse throughput from issue 2 and the
- * attach ratio from issue 4), each a ratio to a baseline measured in the same run, with its target
+ * `npm run bench`: the performance figures of issue 7 (plus parse throughput from issue 2, the
+ * attach ratio from issue 4 and the HTML page's weight from issue 17), each a ratio to a baseline measured in the same run, with its target
  * and PASS/FAIL. A benchmark reports, it does not gate: the exit code is 0 whatever the figures,
  * and 1 only when something errs (a crash, a bad exit code, output that does not parse).
  *
@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { BENCH_DIR, ensureDump, type GeneratedDump } from './generate.js';
+import { BENCH_DIR, ensureDump, type GeneratedDump } from '../helpers/generate-dump.js';
 import { PERL_FOLD } from './baselines.js';
 import { childrenCpuMs, median, REPO_ROOT, runChild, type ChildRun } from './measure.js';
 import { printProfile, profileRun } from './profile.js';
@@ -423,6 +423,32 @@ async function main(): Promise<number> {
   } else {
     printUnavailable(f3, cliMidError, cliBuilt ? 'ERROR' : 'SKIP');
     printUnavailable(f5, cliMidError, cliBuilt ? 'ERROR' : 'SKIP');
+  }
+
+  // Figure 6: the HTML report's weight on a 10,000-thread dump against the text report that shows
+  // the same stacks (`--group functions`, the grouping the page uses); a size, not a time.
+  const f6 = '6. HTML page / text --group report (10k thr)';
+  if (cliBuilt) {
+    progress('HTML and text reports of 10,000 threads …');
+    await guarded(f6, async () => {
+      const dump = sizes.mid === 10_000 ? mid : sizes.big === 10_000 ? big : await ensureDump({ threads: 10_000 });
+      const html = join(BENCH_DIR, `report-${process.pid}.html`);
+      const text = join(BENCH_DIR, `report-${process.pid}-group.txt`);
+      const plain = join(BENCH_DIR, `report-${process.pid}.txt`);
+      const htmlRun = await runCli(dump.path, ['--format', 'html'], html);
+      await runCli(dump.path, ['--group', 'functions'], text);
+      await runCli(dump.path, [], plain);
+      const [htmlBytes, textBytes, plainBytes] = [html, text, plain].map((f) => statSync(f).size) as [number, number, number];
+      printFigure(
+        f6,
+        htmlBytes / textBytes,
+        2,
+        { sense: 'max', limit: 2 },
+        `${mb(htmlBytes)} vs ${mb(textBytes)}; ${(htmlBytes / plainBytes).toFixed(1)}× the text report without stacks (${mb(plainBytes)}); rendered in ${ms(htmlRun.ms)}`,
+      );
+    });
+  } else {
+    printUnavailable(f6, 'the analyze command is not built yet', 'SKIP');
   }
 
   // Parse throughput (issue 2).

@@ -2,8 +2,8 @@
  * Golden files: every format's output on the founding report and on the captured live dumps, in
  * fixtures/golden/ (live dumps under fixtures/golden/live/). Written with colour off, LF endings.
  * `UPDATE_GOLDEN=1 npm test` rewrites them and lists what changed; review the diff like code.
- * SVG is kept for the founding report only (the README shows it); the live dumps' pictures are
- * covered by their DOT goldens, since the SVG is Graphviz's rendering of exactly that DOT.
+ * SVG and HTML are kept for the founding report only (the README shows them); the live dumps' pictures
+ * are covered by their DOT goldens, since the SVG is Graphviz's rendering of exactly that DOT.
  * `GOLDEN_FORMATS=dot,svg` limits a run or an update to the formats named.
  */
 import { test } from 'node:test';
@@ -31,10 +31,11 @@ const EXTENSIONS = {
   dot: 'dot',
   svg: 'svg',
   sarif: 'sarif',
+  html: 'html',
 } satisfies Record<Format, string>;
 
 /** Kept for the founding report only (see the header comment). */
-const FOUNDER_ONLY = new Set<Format>(['svg']);
+const FOUNDER_ONLY = new Set<Format>(['svg', 'html']);
 
 interface Case {
   input: string;

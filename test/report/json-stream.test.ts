@@ -12,10 +12,10 @@ import fc from 'fast-check';
 import type { Analysis } from '../../src/model/analysis.js';
 import { renderJson, renderJsonChunks, renderJsonListChunks, toJsonReport } from '../../src/report/json.js';
 import { CHUNK_CHARS, jsonChunks, streamedArray, streamedObject } from '../../src/report/json-stream.js';
-import { escapeJsonInvisibles } from '../../src/report/sanitize.js';
-import { analyzeText as analyzeStreamText } from '../../src/analyze.js';
-import { FIXTURES, FOUNDING } from '../helpers/paths.js';
-import { renderDump } from '../bench/generate.js';
+import { escapeJsonInvisibles } from '../../src/model/text-hygiene.js';
+import { analyzeText as analyzeStreamText } from '../../src/analyze/index.js';
+import { FIXTURES, FOUNDING, ruleFixtureFiles } from '../helpers/paths.js';
+import { renderDump } from '../helpers/generate-dump.js';
 import { analyzeFile } from './pipeline.js';
 import { foundingAnalysis, okAnalysis } from './build-analysis.js';
 
@@ -24,10 +24,10 @@ const reference = (a: Analysis): string => `${escapeJsonInvisibles(JSON.stringif
 
 function fixtureFiles(): string[] {
   const files = [FOUNDING];
-  for (const dir of [FIXTURES, join(FIXTURES, 'live'), join(FIXTURES, 'rules')]) {
+  for (const dir of [FIXTURES, join(FIXTURES, 'live')]) {
     for (const name of readdirSync(dir).sort()) if (name.endsWith('.txt') && join(dir, name) !== FOUNDING) files.push(join(dir, name));
   }
-  return files;
+  return [...files, ...ruleFixtureFiles()];
 }
 
 test('streamed JSON report: same bytes as the one-string report on every fixture', () => {

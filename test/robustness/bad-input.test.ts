@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'wg-bad-input-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const ABBA = readFileSync(join(FIXTURES, 'live', 'abba.txt'), 'utf8');
-const SLEEP_RULE = readFileSync(join(ROOT, 'src', 'rules', 'builtin', 'glibc', 'glibc.sleep.yaml'), 'utf8');
+const SLEEP_RULE = readFileSync(join(ROOT, 'src', 'rules', 'packs', 'glibc', 'glibc.sleep.yaml'), 'utf8');
 const SLEEP_GLOB = /glob: \[[^\]]*\]/;
 
 function file(name: string, content: string | Uint8Array): string {
@@ -78,7 +78,7 @@ const ROWS: Row[] = [
   { kind: 'Unknown `--format`', exit: 2, run: () => ({ args: ['--format', 'xml', file('f.txt', ABBA)] }), message: /^error: option '-f, --format <format>' argument 'xml' is invalid\. Allowed choices are text, json/ },
   { kind: '`--format` without a value', exit: 2, run: () => ({ args: ['-f'] }), message: /^error: option '-f, --format <format>' argument missing$/ },
   { kind: 'Unknown option', exit: 2, run: () => ({ args: ['--frobnicate', file('g.txt', ABBA)] }), message: /^error: unknown option '--frobnicate'$/ },
-  { kind: 'Rule file: unknown field', exit: 2, run: () => ({ args: ['--rules', rule('my.unknown', (y) => y.replace('pack: glibc', 'pack: glibc\ncolour: red')), file('h.txt', ABBA)] }), message: /^waitgraph: .*my\.unknown\.yaml:\d+: colour: unknown field "colour"$/ },
+  { kind: 'Rule file: unknown field', exit: 2, run: () => ({ args: ['--rules', rule('my.unknown', (y) => y.replace(/^(summary: .*)$/m, '$1\ncolour: red')), file('h.txt', ABBA)] }), message: /^waitgraph: .*my\.unknown\.yaml:\d+: colour: unknown field "colour"$/ },
   { kind: 'Rule file: invalid YAML', exit: 2, run: () => ({ args: ['--rules', file('my.bad.yaml', 'id: [unclosed\n'), file('i.txt', ABBA)] }), message: /^waitgraph: .*my\.bad\.yaml:\d+: invalid YAML: / },
   { kind: 'Rule file: a pattern that could backtrack, `(a+)+b`', exit: 2, run: () => ({ args: ['--rules', rule('my.nested', (y) => y.replace(SLEEP_GLOB, 'regex: "(a+)+b"')), file('j.txt', ABBA)] }), message: /^waitgraph: .*my\.nested\.yaml:\d+: .*regex "\(a\+\)\+b" could take exponential time/ },
   { kind: 'Rule file: stacked ranged repeats, `a{0,1000}a{0,1000}a{0,1000}b`', exit: 2, run: () => ({ args: ['--rules', rule('my.ranges', (y) => y.replace(SLEEP_GLOB, 'regex: "a{0,1000}a{0,1000}a{0,1000}b"')), file('k.txt', ABBA)] }), message: /^waitgraph: .*my\.ranges\.yaml:\d+: .*too many optional or ranged repeats/ },

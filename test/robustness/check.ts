@@ -4,7 +4,7 @@
  *
  * - parsing, analysis and every reporter return; nothing throws;
  * - every input line is accounted for: `stats.lines` is the input's line count, and each line is
- *   in a frame, a `bt full` local, an owner print, the `ignored` list, or inside a backtrace's
+ *   in a frame, a `bt full` local, an owner print, a signal line, the `ignored` list, or inside a backtrace's
  *   `startLine..endLine` (its header and trailers: `(More stack frames follow...)`,
  *   `Backtrace stopped: …`, `No locals.`, elision markers);
  * - counts agree (`stats.frames`, `stats.ignoredLines`, the analysis' stats);
@@ -12,7 +12,7 @@
  */
 import { Chalk } from 'chalk';
 import { DumpParser, parseDump, parseDumpStream } from '../../src/parse/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import type { Dump } from '../../src/model/dump.js';
 import { renderText } from '../../src/report/text.js';
 import { renderJson } from '../../src/report/json.js';
@@ -21,6 +21,8 @@ import { renderMermaid } from '../../src/report/mermaid.js';
 import { renderDot } from '../../src/report/dot.js';
 import { renderSvg } from '../../src/report/svg.js';
 import { renderSarif } from '../../src/report/sarif.js';
+import { renderHtml } from '../../src/report/html/index.js';
+import { htmlSafetyProblem } from './html-safety.js';
 import { loadRules } from '../../src/rules/index.js';
 import { firstControl } from './hostile.js';
 import { exactAccountingProblems } from '../parse/fixtures.js';
@@ -71,6 +73,10 @@ export function accountingProblem(dump: Dump, lines: number | null): string | nu
       if (p) return p;
     }
   }
+  for (const signal of dump.signals ?? []) {
+    const p = claim(signal.sourceLine, 'a signal line');
+    if (p) return p;
+  }
   let previousEnd = 0;
   for (const [b, bt] of dump.backtraces.entries()) {
     if (bt.startLine < 1 || bt.endLine < bt.startLine || bt.endLine > n) return `backtrace ${b} spans ${bt.startLine}..${bt.endLine} of ${n}`;
@@ -93,7 +99,7 @@ export function accountingProblem(dump: Dump, lines: number | null): string | nu
 }
 
 export interface CheckOptions {
-  /** Also render SVG (Graphviz in WebAssembly: slow, so the fuzz does it for a sample). */
+  /** Also render SVG and HTML (Graphviz in WebAssembly: slow, so the fuzz does it for a sample). */
   svg?: boolean;
   /** Also parse in random-sized chunks and compare with the one-piece parse. */
   chunkSeed?: number;
@@ -126,7 +132,7 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
       ['dot', () => renderDot(analysis)],
       ['sarif', () => renderSarif(analysis, { inputUri: 'dump.txt' })],
     ];
-    if (options.svg === true) outputs.push(['svg', () => renderSvg(analysis)]);
+    if (options.svg === true) outputs.push(['svg', () => renderSvg(analysis)], ['html', () => renderHtml(analysis)]);
     for (const [format, render] of outputs) {
       stage = `render ${format}`;
       const out = await render();
@@ -134,6 +140,10 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
       const raw = firstControl(out);
       if (raw !== null) return `${format} report holds a raw control character: ${raw}`;
       if (format === 'json' || format === 'sarif') JSON.parse(out);
+      if (format === 'html') {
+        const unsafe = htmlSafetyProblem(out);
+        if (unsafe !== null) return `html report: ${unsafe}`;
+      }
     }
     return null;
   } catch (error) {

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Chalk } from 'chalk';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import type { Analysis } from '../../src/model/analysis.js';
 import { renderText } from '../../src/report/text.js';
 import { renderJson } from '../../src/report/json.js';
@@ -18,10 +18,13 @@ import { renderMermaid } from '../../src/report/mermaid.js';
 import { renderDot } from '../../src/report/dot.js';
 import { renderSvg } from '../../src/report/svg.js';
 import { renderSarif } from '../../src/report/sarif.js';
+import { renderHtml } from '../../src/report/html/index.js';
 import { FORMATS } from '../../src/report/index.js';
-import { escapeJsonInvisibles, hasControlChars, sanitizeAnalysis, visible } from '../../src/report/sanitize.js';
+import { escapeJsonInvisibles, hasControlChars, visible } from '../../src/model/text-hygiene.js';
+import { sanitizeAnalysis } from '../../src/report/sanitize.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
-import { ALL_PAYLOADS, OWN_SGR, PAYLOADS, firstControl, plantedAbba } from './hostile.js';
+import { ALL_PAYLOADS, MARKUP_PAYLOADS, OWN_SGR, PAYLOADS, firstControl, plantedAbba } from './hostile.js';
+import { htmlSafetyProblem } from './html-safety.js';
 
 /** Every format, rendered to a string. */
 async function renderAll(analysis: Analysis): Promise<Record<string, string>> {
@@ -34,6 +37,7 @@ async function renderAll(analysis: Analysis): Promise<Record<string, string>> {
     dot: renderDot(analysis),
     svg: await renderSvg(analysis),
     sarif: renderSarif(analysis),
+    html: await renderHtml(analysis),
   };
 }
 
@@ -113,8 +117,23 @@ for (const [label, payload] of [...PAYLOADS, ['all payloads at once', ALL_PAYLOA
       assert.equal(firstControl(text), null, `${format}: raw control character in the output`);
     }
     for (const s of jsonStrings(JSON.parse(outputs['sarif']!))) assert.equal(firstControl(s), null, `sarif string ${JSON.stringify(s)}`);
+    assert.equal(htmlSafetyProblem(outputs['html']!), null, 'html: only waitgraph\'s own markup');
     // The thread name is printed, escaped, in the text report.
     assert.ok(outputs['text']!.includes(visible(payload)) || !outputs['text']!.includes('worker'), 'text shows the escaped payload');
+  });
+}
+
+for (const [label, payload] of MARKUP_PAYLOADS) {
+  test(`html: ${label} planted in names, functions, args, paths and resources adds no element, attribute or script`, async () => {
+    const base = analyzeText(plantedAbba(''));
+    const poisoned = poison(base, payload);
+    for (const e of poisoned.edges) e.to = e.to.startsWith('res:') ? `${e.to}${payload}` : e.to;
+    const html = await renderHtml(poisoned);
+    assert.equal(htmlSafetyProblem(html), null);
+    assert.ok(html.includes('&lt;'), 'the payload is shown, escaped');
+    // Through the parser too: the dump's own text carries the payload.
+    const parsed = analyzeText(plantedAbba(payload));
+    assert.equal(htmlSafetyProblem(await renderHtml(parsed)), null);
   });
 }
 

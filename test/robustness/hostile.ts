@@ -24,6 +24,16 @@ export const PAYLOADS: ReadonlyArray<readonly [string, string]> = [
   ['line separator', 'a\u2028b'],
 ];
 
+/** Markup a dump can hide to take over the page an HTML report is opened in. */
+export const MARKUP_PAYLOADS: ReadonlyArray<readonly [string, string]> = [
+  ['script element', '</b></pre></script><script>window.__pwned=1</script>'],
+  ['attribute break-out', '" onmouseover="window.__pwned=1" x="'],
+  ['image with a handler', "<img src=x onerror=alert(1)>"],
+  ['comment and CDATA ends', '--><!--<![CDATA[]]>-->'],
+  ['style and link', '<style>*{display:none}</style><link rel=stylesheet href=//evil.example/x.css>'],
+  ['entity and template', '&lt;&#x3c;<template><svg onload=alert(1)>'],
+];
+
 /** Every payload joined, for one-shot plants. */
 export const ALL_PAYLOADS = PAYLOADS.map(([, p]) => p).join('|');
 

@@ -41,7 +41,7 @@ test('mutated fixtures (deleted, duplicated, cut, swapped lines; bytes, forged h
   await holds(mutatedFixture(FIXTURE_TEXTS), 300, { chunks: true });
 });
 
-test('everything mixed, rendered to SVG too (Graphviz gets hostile labels)', async () => {
+test('everything mixed, rendered to SVG and HTML too (Graphviz and the page get hostile labels)', async () => {
   await holds(hostileText(FIXTURE_TEXTS, { window: 60 }), 40, { svg: true });
 });
 

@@ -15,16 +15,15 @@ import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError, UsageError, WaitgraphError } from '../../errors.js';
 import type { Analysis, Verdict } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
-import { analyzeStream } from '../../analyze.js';
-import { loadRules } from '../../rules/index.js';
+import { analyzeStream } from '../../analyze/index.js';
+import { loadRuleSet } from '../../rules/rule-set.js';
 import type { LoadedRules } from '../../rules/types.js';
-import { visible } from '../../report/sanitize.js';
+import { visible } from '../../model/text-hygiene.js';
 
 export const DUMP_EXTENSIONS = ['txt', 'bt', 'log'] as const;
 const FOLDER_IGNORES = ['**/golden/**', '**/node_modules/**', '**/expected.*', '**/*.expected.*', '**/*.expect.json'];
@@ -38,7 +37,7 @@ export interface Expectation {
 
 const expectationSchema = z
   .object({
-    verdict: z.enum(['deadlock', 'hang', 'ok']),
+    verdict: z.enum(['deadlock', 'hang', 'crash', 'ok']),
     cycles: z.array(z.array(z.union([z.number().int().nonnegative(), z.string().regex(/^(\d+|bt@\d+)$/)]))).default([]),
   })
   .passthrough();
@@ -301,7 +300,7 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
         'Exit: 0 all checked dumps match, 1 a mismatch (or an unchecked dump with --strict), 2 unreadable input.',
     )
     .action(async (paths: string[], options: { strict: boolean; update: boolean; verbose: boolean; rules: string[]; format: 'text' | 'json' }) => {
-      const rules = loadRules({ extraFiles: options.rules, cwd: io.cwd });
+      const rules = await loadRuleSet({ extraFiles: options.rules, cwd: io.cwd });
       const checkOptions: CheckOptions = { strict: options.strict, update: options.update, rules };
       const dumps = await findDumps(paths, io.cwd);
       if (dumps.length === 0) throw new UsageError(`no dumps found in ${paths.join(', ')} (looked for ${DUMP_EXTENSIONS.map((e) => `*.${e}`).join(', ')})`);
