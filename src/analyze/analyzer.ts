@@ -8,7 +8,6 @@ import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
-import { normalizeAddress } from '../rules/arg-values.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
@@ -17,6 +16,7 @@ import { buildDeadlocks, unresolvedWaits, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
+import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 
@@ -159,9 +159,11 @@ function finishAnalysis(
   // pthread_join's threadid names the joined thread's header (live helper's addition).
   resolveThreadExits(works.map((w) => w.analysis), edges);
 
-  // Owner facts (gdb answers, `print` output in the text) → proven hold edges.
-  const facts = [...givenFacts, ...hintFacts(dump, notes)];
-  const absent = applyFacts(facts, works, edges);
+  // Owner facts (gdb answers, `print` answers in the text linked to their waits) → proven hold edges.
+  const links = linkOwnerHints(dump.ownerHints, waits, works);
+  for (const note of links.notes) notes.push(note);
+  const facts = [...givenFacts, ...links.facts];
+  const absent: AbsentOwner[] = applyFacts(facts, works, edges);
 
   // Per-thread lists.
   for (const e of edges) {
@@ -215,6 +217,7 @@ function finishAnalysis(
     edges,
     unresolved,
     facts,
+    ...(links.unlinked.length > 0 ? { unlinkedOwners: links.unlinked } : {}),
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: decision.hangBlockedBehind, hangReasons: decision.hangReasons } : {}),
     ...(crash !== null ? { crash } : {}),
@@ -240,7 +243,9 @@ type ThreadGroup = ReturnType<typeof groupThreads>['threads'][number];
 function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[]): ThreadWork {
   const primary = g.primary;
   const fired = settleRules(rules, g.merged.length === 0 ? [primary] : [primary, ...g.merged], processFlags);
-  const stateRule = stateRuleOf(fired);
+  // A `running` rule (a lock's fast path) speaks for the thread only on its own stack, not on a
+  // `frame N` copy gdb printed alone, whose first frame is #N: then the next rule sets the state.
+  const stateRule = stateRuleOf(fired.filter((f) => f.rule.effect.running !== true || f.alt.site?.backtrace === primary.index));
   let truncated = primary.truncated;
   for (let k = 0; k < g.merged.length && truncated; k++) truncated = (g.merged[k] as BacktraceSummary).truncated;
   let blocked = primary.blocked;
@@ -259,8 +264,7 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   if (spins) blocked = true;
   // The rule that sets the state says the thread runs (an unlock path, a lock's fast path, a
   // sched_yield loop no rule explains): not asleep, whatever lower rules say it waits for.
-  // Only on the thread's own stack, not on a `frame N` copy gdb printed alone (it shows frame #1 as its first).
-  if (stateRule?.effect.running === true && fired.some((f) => f.rule === stateRule && f.alt.site?.backtrace === primary.index)) blocked = false;
+  if (stateRule?.effect.running === true) blocked = false;
   const info = primary.thread;
   const acquire = primary.acquireSite;
   const ruleState = stateRule?.effect.state;
@@ -323,6 +327,7 @@ function waitInfo(
     edge,
     lockLike: w.lockLike ?? true,
     label: w.label ?? null,
+    captures,
     waiterMayHold: w.waiterMayHold ?? true,
     shared: w.shared ?? false,
     namedHolder: w.namedHolder ?? false,
@@ -343,91 +348,7 @@ function expandResource(template: string, captures: Parameters<typeof expandTemp
   return `${kind}:unknown@${key}`;
 }
 
-function hintFacts(dump: Dump, notes: string[]): OwnerFact[] {
-  const facts: OwnerFact[] = [];
-  for (const hint of dump.ownerHints) {
-    const kind = hint.field === '__owner' ? 'mutex' : 'rwlock';
-    if (hint.address === null) {
-      notes.push(`Line ${hint.sourceLine} prints a lock owner (${hint.field} = ${hint.ownerLwp}) but not which lock; it is not used.`);
-      continue;
-    }
-    const resource = `${kind}:${normalizeAddress(hint.address)}`;
-    if (hint.ownerLwp === 0) {
-      notes.push(`Line ${hint.sourceLine}: ${resource} has ${hint.field} = 0 (not held when printed).`);
-      continue;
-    }
-    facts.push({ resource, holder: { lwp: hint.ownerLwp }, origin: 'text', query: hint.expression, answer: String(hint.ownerLwp), sourceLine: hint.sourceLine });
-  }
-  return facts;
-}
-
-/**
- * Adds a proven hold edge per fact; a proven holder replaces holders that rules only inferred.
- * Returns the facts whose holder is no thread of the dump (the verdict says what that means).
- */
-function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[]): AbsentOwner[] {
-  const absent: AbsentOwner[] = [];
-  // Most dumps carry no owner facts: skip indexing every thread (a pthread_t each to normalise).
-  if (facts.length === 0) return absent;
-  const byLwp = new Map<number, string>();
-  const byPtid = new Map<string, string>();
-  const byId = new Map<number, string>();
-  for (const w of works) {
-    if (w.analysis.lwp !== null) byLwp.set(w.analysis.lwp, w.key);
-    if (w.analysis.ptid !== null) byPtid.set(ptidKey(w.analysis.ptid), w.key);
-    if (w.analysis.id !== null && !byId.has(w.analysis.id)) byId.set(w.analysis.id, w.key);
-  }
-  // Hold edges by resource node, so each fact costs O(1) however many edges the dump has.
-  const holdsByNode = new Map<string, Edge[]>();
-  for (const e of edges) if (e.kind === 'holds') holdsOf(e.from).push(e);
-  function holdsOf(node: string): Edge[] {
-    let list = holdsByNode.get(node);
-    if (!list) {
-      list = [];
-      holdsByNode.set(node, list);
-    }
-    return list;
-  }
-  const dropped = new Set<Edge>();
-  const added: Edge[] = [];
-  for (const fact of facts) {
-    const h = fact.holder;
-    const key =
-      (h.threadId !== undefined ? byId.get(h.threadId) : undefined) ??
-      (h.lwp !== undefined ? byLwp.get(h.lwp) : undefined) ??
-      (h.ptid !== undefined ? byPtid.get(ptidKey(h.ptid)) : undefined);
-    const resource = normalizeResourceId(fact.resource);
-    if (key === undefined) {
-      absent.push({ resource, holder: { ...h } });
-      continue;
-    }
-    const node = resourceNode(resource);
-    const holds = holdsOf(node);
-    if (holds.some((e) => e.evidence === 'inferred')) {
-      for (const e of holds) if (e.evidence === 'inferred') dropped.add(e);
-      holdsByNode.set(node, holds.filter((e) => e.evidence !== 'inferred'));
-    }
-    if (holdsOf(node).some((e) => e.to === threadNode(key))) continue;
-    const edge: Edge = {
-      kind: 'holds',
-      from: node,
-      to: threadNode(key),
-      evidence: 'proven',
-      ruleId: fact.origin === 'gdb' ? 'gdb-owner' : 'owner-hint',
-      site: null,
-      description: `as memory shows (${fact.query ? `${fact.query} → ` : ''}${h.lwp !== undefined ? `owner LWP ${h.lwp}` : h.ptid !== undefined ? `owner pthread ${h.ptid}` : `owner thread ${h.threadId}`})`,
-    };
-    added.push(edge);
-    holdsOf(node).push(edge);
-  }
-  if (dropped.size > 0) {
-    const kept = edges.filter((e) => !dropped.has(e));
-    edges.length = 0;
-    edges.push(...kept);
-  }
-  edges.push(...added);
-  return absent;
-}
+export { normalizeResourceId } from './owner-links.js';
 
 /**
  * Whether the dump shows the whole process, and its pid. Live mode knows both. In text, gdb numbers
@@ -453,20 +374,3 @@ function mainLwp(threads: ThreadAnalysis[]): number | null {
   return null;
 }
 
-/**
- * A pthread_t as a lookup key: gdb prints it in hex in thread headers but as a decimal number in
- * values (`thread_id = 140737351583488`, `threadid=…`), so both forms meet here.
- */
-function ptidKey(ptid: string): string {
-  const t = ptid.trim();
-  if (/^\d+$/.test(t)) return `0x${BigInt(t).toString(16)}`;
-  return normalizeAddress(t);
-}
-
-/** `mutex:0x0000AB` → `mutex:0xab`. */
-export function normalizeResourceId(id: string): string {
-  const i = id.indexOf(':');
-  if (i < 0) return id;
-  const identity = id.slice(i + 1);
-  return /^0x[0-9a-fA-F]+$/.test(identity) ? `${id.slice(0, i)}:${normalizeAddress(identity)}` : id;
-}

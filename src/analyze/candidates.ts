@@ -49,6 +49,8 @@ export interface StepWait {
   shared: boolean;
   /** The holder shows in its own stack: a full backtrace of the candidate settles it. */
   holderShows: boolean;
+  /** The level of the frame the wait was read from (`pthread_mutex_lock ()`), for `frame N`. */
+  siteLevel: number | null;
 }
 
 export interface CandidateInput {
@@ -246,8 +248,15 @@ function toCandidateCycle(members: ThreadKey[], steps: CandidateCycle['steps'], 
     else if (s.known && s.resource.startsWith('thread-exit:')) parts.push(`${input.name(s.from)} waits for ${holder} to exit`);
     else parts.push(s.known ? `${input.name(s.from)} ${what}, held by ${holder}` : `${input.name(s.from)} ${what}, if ${holder === 'itself' ? 'it holds it itself' : `${holder} holds it`}`);
     if (s.known || wait === undefined) return;
+    const identity = wait.resource.slice(wait.resource.indexOf(':') + 1);
+    const kind = wait.resource.slice(0, wait.resource.indexOf(':'));
     if (wait.ownerQuery) {
       if (!gdbCommands.includes(wait.ownerQuery)) gdbCommands.push(wait.ownerQuery);
+    } else if (identity.startsWith('unknown@') && (kind === 'mutex' || kind === 'rwlock') && wait.siteLevel !== null) {
+      // libc without debug info printed no address: the lock is the first argument of the frame the
+      // wait was read from, in rdi on x86-64 (as the reporter of a ProxySQL hang found it).
+      const command = `thread ${s.from}; frame ${wait.siteLevel}; print *(${kind === 'mutex' ? 'pthread_mutex_t' : 'pthread_rwlock_t'} *) $rdi`;
+      if (!gdbCommands.includes(command)) gdbCommands.push(command);
     } else if (wait.holderShows) {
       // The holder would show in its own stack, which the dump cut: print it whole.
       const command = `set backtrace limit unlimited; thread apply ${s.to} bt`;

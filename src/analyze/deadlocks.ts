@@ -10,6 +10,7 @@ import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
 import { waitSentence } from '../report/cycle-view.js';
+import type { ParsedArgValue } from '../rules/arg-values.js';
 
 /** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
 export interface WaitInfo {
@@ -20,6 +21,8 @@ export interface WaitInfo {
   ownerQuery: string | null;
   ownerAnswer: 'lwp' | 'ptid' | null;
   ownerShape: OwnerShape | null;
+  /** The arguments the rule captured (owner answers in the text link to the wait through their symbols). */
+  captures: Record<string, ParsedArgValue>;
   /** False when the waiter cannot be the holder (recursive locks, the GIL). */
   waiterMayHold: boolean;
   /** Several threads may hold it (read locks). */

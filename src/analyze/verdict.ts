@@ -230,7 +230,16 @@ function stepWaitLookup(waits: WaitInfo[]): (waiter: ThreadKey, resource: string
       known.ownerQuery ??= w.ownerQuery;
       continue;
     }
-    byKey.set(k, { resource: nodeKey(w.edge.to), description: w.edge.description, ownerQuery: w.ownerQuery, label: w.label, waiterMayHold: w.waiterMayHold, shared: w.shared, holderShows: w.holderShows });
+    byKey.set(k, {
+      resource: nodeKey(w.edge.to),
+      description: w.edge.description,
+      ownerQuery: w.ownerQuery,
+      label: w.label,
+      waiterMayHold: w.waiterMayHold,
+      shared: w.shared,
+      holderShows: w.holderShows,
+      siteLevel: w.edge.site?.level ?? null,
+    });
   }
   return (waiter, resource) => byKey.get(`${waiter}\u0000${resource}`);
 }
