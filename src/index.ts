@@ -17,7 +17,7 @@ export {
   type Analyzer,
   type OwnerQuery,
   type StreamOptions,
-} from './analyze.js';
+} from './analyze/index.js';
 export { loadRules, builtinRulesDir, normalizeFunctionName, type LoadedRules, type LoadRulesOptions } from './rules/index.js';
 export { reporters, FORMATS, isFormat, createChalk, renderText, renderJson, toJsonReport, type Format, type Reporter, type ReportOptions, type JsonReport } from './report/index.js';
 export { WaitgraphError, UsageError, InputError, RuleError, GdbError, type ErrorCode } from './errors.js';

@@ -5,17 +5,20 @@
  */
 import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
-import { compareThreadKeys, resourceNode, threadNode } from '../graph/index.js';
+import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
-import { normalizeAddress } from '../rules/normalize.js';
+import { normalizeAddress } from '../rules/arg-values.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
-import { buildDeadlocks, findHang } from './deadlocks.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
+import { ownerCommandFor } from '../live/owner-queries.js';
+import { buildDeadlocks, findHang, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
+import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -31,28 +34,21 @@ export interface Analyzer {
   finish(dump: Dump): Analysis;
 }
 
-/** What the analysis keeps about a wait beyond the model's Edge. */
-export interface WaitInfo {
-  edge: Edge;
-  lockLike: boolean;
-  label: string | null;
-  ownerQuery: string | null;
-  ownerAnswer: 'lwp' | 'ptid' | null;
-}
-
 export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
   const rules = options.rules ?? loadBuiltinRules();
   const summaries: BacktraceSummary[] = [];
   const processFlags: boolean[] = rules.processConditions.map(() => false);
+  const crashes = new CrashCollector();
   return {
     addBacktrace(bt, index) {
       // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
       const stack = prepareStackFor(rules, bt);
       markProcessConditions(rules, stack, processFlags);
       summaries.push(summarizeBacktrace(rules, bt, index, stack));
+      crashes.add(bt, index, stack.blocked);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? []);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes);
     },
   };
 }
@@ -63,7 +59,7 @@ export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
   return analyzer.finish(dump);
 }
 
-function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[]): Analysis {
+function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[], crashes: CrashCollector): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
   for (let i = 0; i < groups.length; i++) works[i] = threadWork(rules, groups[i] as ThreadGroup, processFlags);
@@ -93,15 +89,9 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
           description,
         };
         if (effect.timed) edge.timed = true;
+        if (w.owner) edge.ownerShape = w.owner;
         edges.push(edge);
-        const query = w.ownerQuery ? expandTemplate(w.ownerQuery, alt.captures) : null;
-        waits.push({
-          edge,
-          lockLike: w.lockLike ?? true,
-          label: w.label ?? null,
-          ownerQuery: query && query.missing.length === 0 ? query.text : null,
-          ownerAnswer: w.ownerAnswer ?? null,
-        });
+        waits.push(waitInfo(edge, w, resource, alt.captures));
       }
       for (const h of effect.holds ?? []) {
         const resource = expandResource(h.resource, alt.captures, work.key);
@@ -180,9 +170,12 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
   const timedThreads = new Set<string>();
   for (const w of works) if (w.timed) timedThreads.add(w.key);
-  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads });
+  // A crashed process is dead: its waits with no known holder are no hang (crash.ts).
+  const crash = findCrash({ dump, collected: crashes, threads });
+  if (crash !== null) markCrashedThread(threads, crash);
+  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads, crashed: crash?.thread ?? null });
   const unresolved: UnresolvedWait[] = hang.unresolved;
-  const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : 'ok';
+  const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : crash !== null ? 'crash' : 'ok';
   for (const note of dump.capped ?? []) notes.push(note);
   if (wholeProcessLooksHung(works)) notes.push(WHOLE_PROCESS_HUNG_NOTE);
   return {
@@ -196,6 +189,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     facts,
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
+    ...(crash !== null ? { crash } : {}),
     stats: {
       lines: dump.stats.lines,
       backtraces: dump.stats.backtraces,
@@ -272,6 +266,17 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 }
 
 /** Expands a resource template; a placeholder without a value gives `kind:unknown@THREAD`. */
+/** A wait's owner command: its owner shape's query (src/live/owner-queries.ts), else a user rule's own text. */
+function waitInfo(edge: Edge, w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid' }, resource: string, captures: Parameters<typeof expandTemplate>[1]): WaitInfo {
+  const base = { edge, lockLike: w.lockLike ?? true, label: w.label ?? null };
+  if (w.owner) {
+    const asked = ownerCommandFor(resource, w.owner);
+    return { ...base, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
+  }
+  const query = w.ownerQuery ? expandTemplate(w.ownerQuery, captures) : null;
+  return { ...base, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null };
+}
+
 function expandResource(template: string, captures: Parameters<typeof expandTemplate>[1], key: string): string {
   const { text, missing } = expandTemplate(template, captures);
   if (missing.length === 0) return text;

@@ -5,9 +5,21 @@
  */
 import { createHash } from 'node:crypto';
 import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
-import { compareThreadKeys, findCycleComponents, isThreadNode, nodeKey, type CycleComponent } from '../graph/index.js';
+import { findCycleComponents, type CycleComponent } from '../graph/index.js';
+import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
-import type { WaitInfo } from './analyzer.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
+
+/** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
+export interface WaitInfo {
+  edge: Edge;
+  lockLike: boolean;
+  label: string | null;
+  /** The gdb command a report shows for the holder (from the rule's owner shape, or a user rule's own text). */
+  ownerQuery: string | null;
+  ownerAnswer: 'lwp' | 'ptid' | null;
+  ownerShape: OwnerShape | null;
+}
 
 export interface DeadlockInput {
   rules: LoadedRules;
@@ -129,6 +141,11 @@ export interface HangInput {
   inDeadlock: Set<ThreadKey>;
   /** Threads a rule says wait with a time limit (sleeps, timed waits). */
   timedThreads: Set<ThreadKey>;
+  /**
+   * The crashed thread when the process crashed (crash.ts): the process is dead, so a wait whose
+   * holder is unknown, or is the crashed thread, is where the crash froze it, not a hang.
+   */
+  crashed?: ThreadKey | null;
 }
 
 export interface HangResult {
@@ -164,6 +181,7 @@ export function findHang(input: HangInput): HangResult {
     reasons.set(key, list);
   };
   const unresolved: UnresolvedWait[] = [];
+  const crashed = input.crashed ?? null;
   const waitingThreads = new Set<ThreadKey>();
   for (const e of input.edges) if (e.kind !== 'holds' && !e.timed) waitingThreads.add(nodeKey(e.from));
   /**
@@ -195,11 +213,12 @@ export function findHang(input: HangInput): HangResult {
         site: e.site,
         gdbCommand: w.ownerQuery,
         ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+        ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
       });
-      if (!input.inDeadlock.has(key)) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
+      if (!input.inDeadlock.has(key) && crashed === null) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
       continue;
     }
-    if (!input.inDeadlock.has(key) && owners.every((o) => o !== key && deadEnded(o))) {
+    if (!input.inDeadlock.has(key) && owners.every((o) => o !== key && o !== crashed && deadEnded(o))) {
       because(key, `${e.description}, held by ${owners.map((o) => stuckText(o)).join(' and ')}`);
     }
   }

@@ -7,6 +7,8 @@
  * alive: analysing a 300 MB dump held the input and ran to gigabytes (issue 7, figure 3). Names
  * repeat across threads, so one shared copy per distinct string also keeps the summaries small.
  */
+import { detach } from '../model/text-hygiene.js';
+
 const pool = new Map<string, string>();
 /** Enough for every distinct name of a huge dump; beyond it strings are still copied, not shared. */
 const MAX_POOLED = 100_000;
@@ -19,9 +21,7 @@ export function keep(s: string | null): string | null {
   if (s === null || s.length < 13) return s;
   const shared = pool.get(s);
   if (shared !== undefined) return shared;
-  // Concatenating then slicing makes V8 flatten into a new string: the result no longer points
-  // into the input chunk.
-  const copy = (' ' + s).slice(1);
+  const copy = detach(s);
   if (pool.size < MAX_POOLED) pool.set(copy, copy);
   return copy;
 }

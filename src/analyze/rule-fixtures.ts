@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Analysis } from '../model/analysis.js';
-import { compareThreadKeys } from '../graph/index.js';
+import { compareThreadKeys } from '../model/ids.js';
 import { parseDump } from '../parse/index.js';
 import type { LoadedRules, Rule } from '../rules/types.js';
 import { analyze } from './analyzer.js';

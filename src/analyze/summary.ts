@@ -7,7 +7,7 @@
 import type { FrameRef } from '../model/analysis.js';
 import type { Backtrace, Frame, ThreadInfo } from '../model/dump.js';
 import { matchBacktrace, prepareStack, type HitAlternative, type PreparedStack, type RuleHit } from '../rules/match.js';
-import type { ParsedArgValue } from '../rules/normalize.js';
+import type { ParsedArgValue } from '../rules/arg-values.js';
 import type { LoadedRules } from '../rules/types.js';
 import { keep } from './keep.js';
 

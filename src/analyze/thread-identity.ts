@@ -6,8 +6,8 @@
  * (proven: both numbers are in the text).
  */
 import type { Edge, ThreadAnalysis } from '../model/analysis.js';
-import { resourceNode, threadNode } from '../graph/index.js';
-import { normalizeAddress } from '../rules/normalize.js';
+import { resourceNode, threadNode } from '../model/ids.js';
+import { normalizeAddress } from '../rules/arg-values.js';
 
 const THREAD_EXIT = 'res:thread-exit:';
 

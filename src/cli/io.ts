@@ -17,3 +17,8 @@ export interface CliIO {
   /** Working directory for relative paths. */
   cwd: string;
 }
+
+/** Receives the exit code of whichever command's action ran (program.ts reads it after the run). */
+export interface ExitSink {
+  code: number;
+}

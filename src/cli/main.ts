@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { CliIO } from './io.js';
 
 /**
- * The whole run, as one promise rather than top-level awaits: the bundle build (cli/bundle.ts)
+ * The whole run, as one promise rather than top-level awaits: the bundle build (build/bundle.ts)
  * makes the CLI one CommonJS script so V8 can reuse its compiled code from a cache, and CommonJS
  * has no top-level await. `done` settles when the command has finished.
  */

@@ -4,10 +4,10 @@
  * code; nothing here touches `process`.
  */
 import { Command, CommanderError } from 'commander';
-import type { CliIO } from './io.js';
+import type { CliIO, ExitSink } from './io.js';
 import { ExitCode } from './exit-codes.js';
-import { UsageError, WaitgraphError } from '../errors.js';
-import { visible } from '../report/sanitize.js';
+import { WaitgraphError } from '../errors.js';
+import { visible } from '../model/text-hygiene.js';
 
 type Register = (program: Command, io: CliIO, sink: ExitSink) => void;
 
@@ -33,11 +33,6 @@ export function commandsFor(argv: readonly string[]): string[] {
   const all = Object.keys(COMMANDS);
   if (argv.some((a) => a === '-h' || a === '--help' || a === 'help')) return all;
   return all.filter((name, i) => i === 0 || argv.includes(name));
-}
-
-/** Receives the exit code of whichever action ran. */
-export interface ExitSink {
-  code: number;
 }
 
 /** The program with the commands `argv` may run (all of them when argv is not given). */
@@ -88,4 +83,3 @@ function oneLine(message: string): string {
   return message.replace(/\s*\n\s*/g, ' ');
 }
 
-export { UsageError };

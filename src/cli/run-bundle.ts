@@ -1,6 +1,6 @@
 /**
  * Runs the bundled CLI (`dist/src/cli/waitgraph-early.cjs` and `waitgraph.cjs`, written by
- * cli/bundle.ts) with V8's code cache: the bytecode of every function the build's own run
+ * build/bundle.ts) with V8's code cache: the bytecode of every function the build's own run
  * compiled, saved beside each bundle.
  * Node 20 keeps no compile cache of its own for ES modules (`module.enableCompileCache` came in
  * Node 22), and parsing and compiling the ~2 MB CLI was ~25 ms of a ~150 ms start (issue 7,
@@ -68,7 +68,7 @@ interface LoadedScript {
 /** Compiles (from the cache when it fits) and runs one CommonJS bundle; `require` is what it gets as require. */
 function runScript(file: string, mode: string | undefined, require: (id: string) => unknown): LoadedScript {
   const bytes = readFileSync(file);
-  // The build writes ASCII only (bundle.ts), which reads as Latin-1 at copy speed: ~1 ms for the
+  // The build writes ASCII only (build/bundle.ts), which reads as Latin-1 at copy speed: ~1 ms for the
   // 2 MB rest, against ~7 ms through the UTF-8 decoder; anything else still decodes as UTF-8.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const id = buildIdOf(source);

@@ -8,6 +8,7 @@
 import { DirectedGraph } from 'graphology';
 import { stronglyConnectedComponents } from './scc.js';
 import type { Edge, ThreadKey } from '../model/analysis.js';
+import { compareThreadKeys, isThreadNode, nodeKey, threadNode } from '../model/ids.js';
 
 export interface CycleComponent {
   /** Every node of the strongly connected component. */
@@ -22,44 +23,6 @@ export interface CycleComponent {
   edges: Edge[];
   /** Threads outside the component with a path into it, in thread order. */
   blockedBehind: ThreadKey[];
-}
-
-export const threadNode = (key: ThreadKey): string => `thread:${key}`;
-export const resourceNode = (id: string): string => `res:${id}`;
-export const isThreadNode = (node: string): boolean => node.startsWith('thread:');
-export const nodeKey = (node: string): string => node.slice(node.indexOf(':') + 1);
-
-/** Orders thread keys: by gdb number (`9` < `10`, `2.4` by its parts), headerless `bt@L` last. */
-export function compareThreadKeys(a: ThreadKey, b: ThreadKey): number {
-  // Plain gdb numbers (most keys): one number each, no splitting (sorts of 100,000 threads).
-  if (isDigits(a) && isDigits(b)) {
-    const x = Number(a);
-    const y = Number(b);
-    if (x !== y) return x - y;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  const pa = keyParts(a);
-  const pb = keyParts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i] ?? -1;
-    const y = pb[i] ?? -1;
-    if (x !== y) return x - y;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function isDigits(key: string): boolean {
-  if (key.length === 0) return false;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
-
-function keyParts(key: ThreadKey): number[] {
-  if (!/^\d/.test(key)) return [Number.MAX_SAFE_INTEGER];
-  return key.split(/[.@#]/).map((p) => (/^\d+$/.test(p) ? Number(p) : Number.MAX_SAFE_INTEGER));
 }
 
 export function buildWaitGraph(edges: Edge[]): DirectedGraph {

@@ -43,7 +43,7 @@ export interface LiveOptions {
    * Called once gdb has been given its first commands, so loading rules and modules overlaps with
    * gdb attaching; returns the parser and analyser to use.
    */
-  prepare: () => LiveAnalyzer;
+  prepare: () => LiveAnalyzer | Promise<LiveAnalyzer>;
   /** Working directory for relative core and executable paths. */
   cwd: string;
   /**
@@ -225,7 +225,7 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
   try {
     // gdb attaches and prints the backtraces while this process loads its rules (and parses the
     // backtraces as they arrive, when the analyser can).
-    const analyzer = options.prepare();
+    const analyzer = await options.prepare();
     const stream = analyzer.stream ? analyzer.stream() : null;
     if (stream) started.tap.connect((line) => stream.push(`${line}\n`));
     if (target.kind === 'pid') {

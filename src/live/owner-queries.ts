@@ -1,10 +1,11 @@
 /**
- * Which owners to ask gdb for, and how to read its answers. Queries are built here from a fixed
- * set of shapes (glibc mutex `__owner`, rwlock `__cur_writer`, the CPython GIL holder) filled
- * only with validated hex addresses; rule files (which users can write) never put text into a
- * gdb command. Answers are integers parsed from gdb's own output.
+ * Which owners to ask gdb for, and how to read its answers: the one table of owner shapes
+ * (model/owner-shapes.ts names them; rules say `owner: pthread-mutex`). Each shape's query is
+ * built here, filled only with validated hex addresses; rule files (which users can write) never
+ * put text into a gdb command. Answers are integers parsed from gdb's own output.
  */
 import type { Analysis, OwnerFact, ResourceId } from '../model/analysis.js';
+import type { OwnerShape } from '../model/owner-shapes.js';
 
 /** The only address shape that may enter a gdb command. */
 export const SAFE_ADDRESS = /^0x[0-9a-f]{1,16}$/;
@@ -34,21 +35,51 @@ export const GIL_HOLDER_EXPRESSIONS: readonly string[] = [
   '_PyRuntime.interpreters.main->ceval.gil->locked ? _PyRuntime.interpreters.main->ceval.gil->last_holder->thread_id : 0',
 ];
 
-/** The query for one resource id, or null when gdb cannot be asked about it. */
-export function queryFor(resource: ResourceId): OwnerQuery | null {
-  const colon = resource.indexOf(':');
-  const kind = resource.slice(0, colon);
-  const identity = resource.slice(colon + 1);
-  if (kind === 'mutex' && SAFE_ADDRESS.test(identity)) {
-    return { resource, expressions: [`((pthread_mutex_t *) ${identity})->__data.__owner`], answer: 'lwp', label: `mutex ${identity}` };
-  }
-  if (kind === 'rwlock' && SAFE_ADDRESS.test(identity)) {
-    return { resource, expressions: [`((pthread_rwlock_t *) ${identity})->__data.__cur_writer`], answer: 'lwp', label: `rwlock ${identity} (writer)` };
-  }
-  if (resource === 'py:gil') {
-    return { resource, expressions: [...GIL_HOLDER_EXPRESSIONS], answer: 'ptid', label: 'the CPython GIL' };
-  }
-  return null;
+interface ShapeQuery {
+  /** The resource identity must be a lock's address (SAFE_ADDRESS); false: the shape names one lock of the process. */
+  address: boolean;
+  expressions: (address: string) => string[];
+  answer: AnswerKind;
+  label: (address: string) => string;
+}
+
+/** The one table: what gdb is asked for each owner shape. */
+const SHAPES: Readonly<Record<OwnerShape, ShapeQuery>> = {
+  'pthread-mutex': { address: true, expressions: (a) => [`((pthread_mutex_t *) ${a})->__data.__owner`], answer: 'lwp', label: (a) => `mutex ${a}` },
+  'pthread-rwlock': { address: true, expressions: (a) => [`((pthread_rwlock_t *) ${a})->__data.__cur_writer`], answer: 'lwp', label: (a) => `rwlock ${a} (writer)` },
+  gil: { address: false, expressions: () => [...GIL_HOLDER_EXPRESSIONS], answer: 'ptid', label: () => 'the CPython GIL' },
+  // jl_mutex_t = { _Atomic(jl_task_t *) owner; uint32_t count; } (JuliaLang/julia src/julia_locks.h).
+  'jl-mutex': { address: true, expressions: (a) => [`((jl_task_t *) ((jl_mutex_t *) ${a})->owner)->ptls->system_id`], answer: 'ptid', label: (a) => `jl_mutex_t ${a}` },
+  // GRecMutex's first word `p` is the recursive pthread mutex g_rec_mutex_impl_new allocated
+  // (GNOME/glib glib/gthread-posix.c): read as a plain pointer, so GLib's types are not needed.
+  'grec-mutex': { address: true, expressions: (a) => [`((pthread_mutex_t *) *(void **) ${a})->__data.__owner`], answer: 'lwp', label: (a) => `GRecMutex ${a}` },
+};
+
+/** The shape a resource kind has when its rule names none: the pthread objects and the GIL. */
+function defaultShape(resource: ResourceId): OwnerShape | null {
+  if (resource === 'py:gil') return 'gil';
+  const kind = resource.slice(0, resource.indexOf(':'));
+  return kind === 'mutex' ? 'pthread-mutex' : kind === 'rwlock' ? 'pthread-rwlock' : null;
+}
+
+/**
+ * The query for one resource id, by the owner shape its rule names (`shape`), else by its kind
+ * (`mutex:ADDR` a pthread mutex, `rwlock:ADDR` a pthread rwlock, `py:gil`); null when gdb cannot
+ * be asked about it.
+ */
+export function queryFor(resource: ResourceId, shape?: OwnerShape | null): OwnerQuery | null {
+  const chosen = shape ?? defaultShape(resource);
+  if (chosen === null || !(chosen in SHAPES)) return null;
+  const q = SHAPES[chosen];
+  const identity = resource.slice(resource.indexOf(':') + 1);
+  if (q.address && !SAFE_ADDRESS.test(identity)) return null;
+  return { resource, expressions: q.expressions(identity), answer: q.answer, label: q.label(identity) };
+}
+
+/** The gdb command a report shows for an unresolved wait (the first variant of the shape's query), or null. */
+export function ownerCommandFor(resource: ResourceId, shape: OwnerShape): { command: string; answer: AnswerKind } | null {
+  const q = queryFor(resource, shape);
+  return q ? { command: `print ${q.expressions[0] as string}`, answer: q.answer } : null;
 }
 
 /**
@@ -59,16 +90,16 @@ export function queryFor(resource: ResourceId): OwnerQuery | null {
 export function planOwnerQueries(analysis: Pick<Analysis, 'edges' | 'unresolved'>): OwnerQuery[] {
   const seen = new Set<string>();
   const out: OwnerQuery[] = [];
-  const consider = (resource: string): void => {
+  const consider = (resource: string, shape: OwnerShape | undefined): void => {
     if (seen.has(resource)) return;
     seen.add(resource);
-    const q = queryFor(resource);
+    const q = queryFor(resource, shape);
     if (q) out.push(q);
   };
   for (const edge of analysis.edges) {
-    if (edge.kind === 'waits' && edge.to.startsWith('res:')) consider(edge.to.slice('res:'.length));
+    if (edge.kind === 'waits' && edge.to.startsWith('res:')) consider(edge.to.slice('res:'.length), edge.ownerShape);
   }
-  for (const u of analysis.unresolved) consider(u.resource);
+  for (const u of analysis.unresolved) consider(u.resource, u.ownerShape);
   return out;
 }
 

@@ -4,6 +4,7 @@
  * this, so all formats say the same thing.
  */
 import type { Dump } from './dump.js';
+import type { OwnerShape } from './owner-shapes.js';
 
 /** `proven`: the text (or gdb, live) shows it. `inferred`: a rule concluded it from frame shapes. */
 export type Evidence = 'proven' | 'inferred';
@@ -21,7 +22,12 @@ export type Evidence = 'proven' | 'inferred';
  */
 export type EvidenceBasis = 'owner-print' | 'gdb' | 'locals' | 'stack' | 'thread-identity' | 'source' | 'candidates' | 'snapshots';
 
-export type Verdict = 'deadlock' | 'hang' | 'ok';
+/**
+ * `deadlock` and `hang` are findings (exit 1); `crash` says the process died (a signal, an abort,
+ * a failed assertion) and is exit 0 unless a deadlock or hang is also found, which then outranks it
+ * (the crash stays in `Analysis.crash`); `ok` is neither.
+ */
+export type Verdict = 'deadlock' | 'hang' | 'crash' | 'ok';
 
 /**
  * A thread's key in the analysis: its gdb thread number as a string (`"9"`), or `bt@LINE` for a
@@ -79,6 +85,8 @@ export interface Edge {
   stateRuleId?: string;
   /** What the evidence rests on, when more than the frame rule (see EvidenceBasis). */
   basis?: EvidenceBasis;
+  /** For `waits` edges: the owner shape the rule names, i.e. how memory says who holds the resource. */
+  ownerShape?: OwnerShape;
 }
 
 export interface ThreadAnalysis {
@@ -157,6 +165,8 @@ export interface UnresolvedWait {
   gdbCommand: string | null;
   /** What `gdbCommand` prints: the holder's LWP or its pthread_t. */
   ownerAnswer?: 'lwp' | 'ptid';
+  /** The owner shape the rule names (live mode asks gdb by it). */
+  ownerShape?: OwnerShape;
 }
 
 /** A fact about who holds a resource, from the text (`print` output) or asked of gdb live. */
@@ -170,6 +180,40 @@ export interface OwnerFact {
   answer: string | null;
   sourceLine: number | null;
 }
+
+/**
+ * The process crashed: which thread, with which signal, where. From a signal line in the text
+ * (`Thread 23 "worker" received signal SIGABRT, Aborted.`, `Program terminated with signal
+ * SIGSEGV, Segmentation fault.`, LLDB's `stop reason = signal SIGSEGV`, Julia's `signal (11):
+ * Segmentation fault`) or from the crashing thread's frames (`raise`/`abort`, `__assert_fail`, a
+ * crash handler under `<signal handler called>`, a freed-memory fill value in its arguments).
+ */
+export interface Crash {
+  thread: ThreadKey;
+  /** `SIGABRT`, `SIGSEGV`, `EXC_BAD_ACCESS`, …; null when the text does not say which signal. */
+  signal: string | null;
+  /** What shows the crash (strongest first). */
+  evidence: CrashEvidenceKind;
+  /** The first frame outside libc and the abort / terminate / panic machinery: where it went wrong. */
+  site: FrameRef | null;
+  /** The frame that shows the crash (`raise`, `__assert_fail`, `<signal handler called>`, …), when one does. */
+  crashFrame: FrameRef | null;
+  /** The signal line in the text, when the evidence is one. */
+  sourceLine: number | null;
+  /** One sentence for the report. */
+  text: string;
+}
+
+/**
+ * - `signal-line`: gdb, LLDB or Julia printed the signal that stopped the thread;
+ * - `abort`: the thread is in `abort`/`raise`/`pthread_kill` (SIGABRT: std::terminate, glibc's
+ *   fatal error messages, Rust's abort);
+ * - `assert`: in `__assert_fail` (a failed `assert()`);
+ * - `signal-handler`: in a crash handler under `<signal handler called>`;
+ * - `freed-memory`: running with a freed-memory fill (`0xdbdbdbdb…`, `0xdddddddd…`) in its arguments
+ *   (inferred: a use after free, no signal in the text).
+ */
+export type CrashEvidenceKind = 'signal-line' | 'abort' | 'assert' | 'signal-handler' | 'freed-memory';
 
 export interface AnalysisStats {
   lines: number;
@@ -195,6 +239,8 @@ export interface Analysis {
   hangBlockedBehind?: ThreadKey[];
   /** Why each `hung` thread cannot go on, one sentence each, in `hung` order. */
   hangReasons?: Array<{ thread: ThreadKey; text: string }>;
+  /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
+  crash?: Crash;
   stats: AnalysisStats;
   /** The parsed input, so reporters can print stacks. */
   dump: Dump;

@@ -85,6 +85,11 @@ export interface ThreadInfo {
   targetId: string;
   /** gdb's extra info group, e.g. `Exiting`, or null. */
   extra: string | null;
+  /**
+   * Why the thread stopped, when its header says so: LLDB's `stop reason = signal SIGABRT` (the
+   * text after `stop reason = `), Julia's `signal (11): Segmentation fault`. Absent otherwise.
+   */
+  stopReason?: string;
 }
 
 /** A gap the input shows between two frame levels: an elided `...` line or a jump in levels. */
@@ -159,6 +164,25 @@ export interface IgnoredLine {
   text: string;
 }
 
+/**
+ * A line where gdb says a signal stopped or ended the program, kept so a crash names its thread
+ * and signal: `Thread 23 "thread_method" received signal SIGABRT, Aborted.`,
+ * `Program received signal SIGSEGV, Segmentation fault.`, `Program terminated with signal SIGSEGV,
+ * Segmentation fault.` (loading a core).
+ */
+export interface SignalLine {
+  /** `SIGSEGV`, as printed. */
+  signal: string;
+  /** gdb's description of it: `Segmentation fault`. */
+  description: string;
+  /** `received`: the program stopped on it (live); `terminated`: it ended the program (a core). */
+  how: 'received' | 'terminated';
+  /** The thread the line names, as its gdb id (`23`); null for `Program …` (the current thread). */
+  thread: string | null;
+  /** 1-based input line. */
+  sourceLine: number;
+}
+
 export interface DumpStats {
   /** Number of input lines (a final line without `\n` counts; an empty input has 0). */
   lines: number;
@@ -173,6 +197,8 @@ export interface Dump {
   ownerHints: OwnerHint[];
   ignored: IgnoredLine[];
   stats: DumpStats;
+  /** Signal lines (`… received signal SIGABRT, Aborted.`), in input order; absent when there are none. */
+  signals?: SignalLine[];
   /**
    * Limits the parser applied, one sentence each with its line (a frame wrapped over too many
    * lines, a `bt full` value too long, too many frames in one line), so a report can say what was

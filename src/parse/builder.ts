@@ -4,9 +4,11 @@
  * records), so a backtrace stays open until something that cannot belong to it arrives: a new
  * header, a frame whose level does not go on, prose, a prompt or a print.
  */
-import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, ThreadInfo } from '../model/dump.js';
+import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, SignalLine, ThreadInfo } from '../model/dump.js';
+import { detach } from '../model/text-hygiene.js';
 import { DeferredFrame, splitArgs } from './frame-body.js';
 import type { LogicalLine } from './lines.js';
+import { readSignalLine } from './signals.js';
 
 export interface BuilderOptions {
   onBacktrace?: (bt: Backtrace, index: number) => void;
@@ -21,6 +23,8 @@ export class DumpBuilder {
   readonly backtraces: Backtrace[] = [];
   readonly ignored: IgnoredLine[] = [];
   readonly ownerHints: OwnerHint[] = [];
+  /** gdb's signal lines (`… received signal SIGABRT, Aborted.`): a place of their own, not `ignored`. */
+  readonly signals: SignalLine[] = [];
   frameCount = 0;
   private cur: Backtrace | null = null;
   /** Level of the last frame of `cur`, -1 when it has none. */
@@ -197,7 +201,16 @@ export class DumpBuilder {
   other(line: LogicalLine): void {
     this.finish();
     this.printCommand = null;
-    this.ignoreLine(line);
+    if (!this.signalLine(line)) this.ignoreLine(line);
+  }
+
+  /** Records a one-line signal line (`Program terminated with signal SIGSEGV, …`); false for any other line. */
+  private signalLine(line: LogicalLine): boolean {
+    if (line.extra !== null && line.extra.length > 0) return false;
+    const signal = readSignalLine(line.text, line.line);
+    if (signal === null) return false;
+    this.signals.push(signal);
+    return true;
   }
 
   threadSwitch(line: LogicalLine): void {
@@ -234,7 +247,7 @@ export class DumpBuilder {
     } else if (next.gdbId !== '') {
       this.selected = next;
     }
-    this.ignoreLine(line);
+    if (!this.signalLine(line)) this.ignoreLine(line);
   }
 
   threadRow(line: LogicalLine): void {
@@ -397,13 +410,15 @@ export class DumpBuilder {
         break;
       }
     }
-    return {
+    const dump: Dump = {
       schemaVersion: 1,
       backtraces: this.backtraces,
       ownerHints: this.ownerHints,
       ignored: this.ignored,
       stats: { lines, backtraces: this.backtraces.length, frames: this.frameCount, ignoredLines: this.ignored.length },
     };
+    if (this.signals.length > 0) dump.signals = this.signals;
+    return dump;
   }
 
   private lastFrame(): Frame | null {
@@ -453,14 +468,6 @@ function addMarker(bt: Backtrace, line: LogicalLine): void {
 function addMarkerExtras(bt: Backtrace, line: LogicalLine): void {
   const markers = (bt.markerLines ??= []);
   for (let i = 0; i < line.extra!.length; i++) markers.push(line.extra![i]!);
-}
-
-/**
- * A copy of `s` that shares no memory with the text it was sliced from. V8 keeps a slice's whole
- * parent string alive (here: a 1 MiB input chunk), so strings the Dump keeps are copied.
- */
-export function detach(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 function lastLineOf(line: LogicalLine): number {

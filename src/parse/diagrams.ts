@@ -5,7 +5,7 @@
  */
 import type { ISerializedGast } from 'chevrotain';
 import { createSyntaxDiagramsCode } from './chevrotain.js';
-import { backtraceParser } from './grammar.js';
+import { backtraceParser } from './parser.js';
 import { allTokens } from './tokens.js';
 
 export type { ISerializedGast };

@@ -6,7 +6,7 @@
  */
 import type { Backtrace, Dump } from '../model/dump.js';
 import { DumpBuilder } from './builder.js';
-import { backtraceParser } from './grammar.js';
+import { backtraceParser } from './parser.js';
 import { Kind, LineReader, type LogicalLine } from './lines.js';
 import { asToken, FrameRun } from './tokens.js';
 

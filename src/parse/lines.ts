@@ -1,14 +1,15 @@
 /**
  * Stage A, part 2: physical lines → classified logical lines. Splits the streamed text into
- * physical lines (numbered from 1), normalises each (normalize.ts), rejoins what the pager or
- * gdb's own wrapping broke, and gives every logical line a class. Stage B (grammar.ts) parses the
+ * physical lines (numbered from 1), normalises each (paste-cleanup.ts), rejoins what the pager or
+ * gdb's own wrapping broke, and gives every logical line a class. Stage B (parser.ts) parses the
  * sequence of classes. Needs one line of lookahead, never more, so it streams.
  */
 import type { IToken, TokenType } from 'chevrotain';
 import type { ThreadInfo } from '../model/dump.js';
-import { chunkNeedsWork, cleanLine, PagerEffect } from './normalize.js';
+import { chunkNeedsWork, cleanLine, PagerEffect } from './paste-cleanup.js';
 import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './frame-body.js';
-import { detach, parseThreadHeader } from './thread-header.js';
+import { detach } from '../model/text-hygiene.js';
+import { parseThreadHeader } from './thread-header.js';
 import { parseLldbFrame, parseLldbThread } from './lldb.js';
 
 /** Line classes; each is one Chevrotain token type in tokens.ts. */
@@ -547,7 +548,7 @@ export class LineReader {
     }
     // Lengths are tested before charCodeAt past the end (NaN): optimized code that met an
     // out-of-bounds read deoptimizes and warms up again (blank lines reach it in the first
-    // hundred lines of a dump). Same below and in normalize.ts needsWork.
+    // hundred lines of a dump). Same below and in paste-cleanup.ts needsWork.
     if (text.length > 1 && text.charCodeAt(1) === 34 /* " */ && MI_RECORD.test(text)) {
       // A GDB/MI console record (`~"#1  0x… in main () at t.c:9\n"`): decode, then read as CLI text.
       const pieces = decodeMiString(text.slice(2, -1)).replace(/\n$/, '').split('\n');

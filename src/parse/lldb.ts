@@ -9,7 +9,7 @@
  */
 import type { Frame, ThreadInfo } from '../model/dump.js';
 import { emptyFrame, type ArgsHolder } from './frame-body.js';
-import { detach } from './thread-header.js';
+import { detach } from '../model/text-hygiene.js';
 
 // `* thread #1, name = 'julia', stop reason = signal SIGSTOP` / `thread #1: tid = 18364, 0x…, name = 'python'`
 const THREAD = /^[ \t]*(?:\*[ \t]*)?thread #(\d+)(?:[:,][ \t]*(.*))?$/s;

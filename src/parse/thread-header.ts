@@ -4,6 +4,7 @@
  * greedy middle ending at the final `):`, and the middle is split from both ends.
  */
 import type { ThreadInfo } from '../model/dump.js';
+import { detach } from '../model/text-hygiene.js';
 
 // `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):` — greedy middle, final `)` + `:`.
 const HEADER = /^\s*Thread (\d+(?:\.\d+)?) \((.*)\)\s*:\s*$/;
@@ -15,16 +16,6 @@ const TID_HEADER = /^\s*(?:Stack trace of thread|TID) (\d+):\s*$/;
 // Known target-id prefixes; what follows is an optional `"name"` and an optional `(extra)`.
 const TARGET_PREFIX =
   /^(?:Ravenscar )?(?:(?:Thread|thread) (?:0x[0-9a-fA-F]+|-?\d+(?:\.(?:0x)?[0-9a-fA-F]+)?|<main>)(?: \((?:LWP|tid) \d+\))?(?: of process \d+)?|LWP \d+(?: of process \d+)?|process \d+|Remote target)/;
-
-/**
- * A copy of `s` that does not share memory with the text it was cut from. V8 represents a slice
- * of 13 or more characters as a view into its parent string, and the parent of every line is a
- * whole input chunk (~1 MB): one kept header per chunk would keep the whole input alive (a 300 MB
- * dump parsed with keepFrames false peaked at 800 MB; with this copy 320 MB, live set < 128 MB).
- */
-export function detach(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
-}
 
 // The usual header, `Thread 12 (Thread 0x7840dfe006c0 (LWP 45441) "julia"):`, with a name free of
 // quotes: read by this one match instead of the general path's five (same ThreadInfo).

@@ -4,19 +4,7 @@
  * node ids, and short labels. Pure functions over the model; no formatting here.
  */
 import type { Analysis, Deadlock, Edge, FrameRef, ResourceId, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
-
-/** A node id of `Edge.from` / `Edge.to`, split into its kind and key. */
-export type NodeRef = { kind: 'thread'; key: ThreadKey } | { kind: 'resource'; key: ResourceId };
-
-export function parseNodeId(id: string): NodeRef {
-  if (id.startsWith('thread:')) return { kind: 'thread', key: id.slice('thread:'.length) };
-  if (id.startsWith('res:')) return { kind: 'resource', key: id.slice('res:'.length) };
-  // Unknown prefixes are drawn as resources rather than dropped, so nothing silently disappears.
-  return { kind: 'resource', key: id };
-}
-
-export const threadNodeId = (key: ThreadKey): string => `thread:${key}`;
-export const resourceNodeId = (id: ResourceId): string => `res:${id}`;
+import { compareThreadKeys, parseNodeId } from '../model/ids.js';
 
 /** One "waiter waits for (resource) held by holder" fact between two threads of a deadlock. */
 export interface DeadlockRow {
@@ -97,20 +85,6 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Thread numbers numerically, then headerless `bt@LINE` keys by line. */
-export function compareThreadKeys(a: ThreadKey, b: ThreadKey): number {
-  const na = threadKeyOrder(a);
-  const nb = threadKeyOrder(b);
-  return na[0] - nb[0] || na[1] - nb[1] || compareText(a, b);
-}
-
-function threadKeyOrder(key: ThreadKey): [number, number] {
-  if (/^\d+$/.test(key)) return [0, Number(key)];
-  const headerless = /^bt@(\d+)$/.exec(key);
-  if (headerless) return [1, Number(headerless[1])];
-  return [2, 0];
-}
-
 /** `thread 9` or `backtrace at line 119`; the key is what the user can find in the dump. */
 export function threadTitle(key: ThreadKey): string {
   const headerless = /^bt@(\d+)$/.exec(key);
@@ -138,6 +112,25 @@ export function siteText(site: FrameRef | null): string {
   return site.function;
 }
 
+/**
+ * What a report says about a crash beyond its one sentence: the frame that shows it and where the
+ * program went wrong (the first frame outside libc and the abort machinery), one line each.
+ */
+export function crashLines(crash: NonNullable<Analysis['crash']>): string[] {
+  const lines: string[] = [];
+  const how: Record<NonNullable<Analysis['crash']>['evidence'], string> = {
+    'signal-line': `the signal line at line ${crash.sourceLine ?? '?'} names it`,
+    abort: 'the thread is in the abort path',
+    assert: 'an assertion failed',
+    'signal-handler': 'a crash handler runs under <signal handler called>',
+    'freed-memory': 'inferred from a freed-memory fill value; no signal in the text',
+  };
+  lines.push(`evidence: ${how[crash.evidence]}`);
+  if (crash.crashFrame) lines.push(`crash frame: #${crash.crashFrame.level} ${siteText(crash.crashFrame)}`);
+  if (crash.site) lines.push(`where it went wrong: #${crash.site.level} ${siteText(crash.site)}`);
+  return lines;
+}
+
 /** `src/gc.c:241`, or null. */
 export function siteLocation(site: FrameRef | null): string | null {
   if (!site?.file) return null;
@@ -161,6 +154,8 @@ export function verdictLine(analysis: Analysis): string {
     }
     case 'hang':
       return `Hang: ${analysis.hung.length === 1 ? 'thread' : 'threads'} ${threadList(analysis.hung)} ${analysis.hung.length === 1 ? 'waits' : 'wait'} with no time limit on something that is not released`;
+    case 'crash':
+      return `Crash: ${analysis.crash?.text ?? 'the process crashed'}`;
     case 'ok':
       return `No deadlock found among ${analysis.stats.threads} ${analysis.stats.threads === 1 ? 'thread' : 'threads'}`;
   }

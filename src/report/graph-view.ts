@@ -4,18 +4,8 @@
  * pictures are built from these views, so they show the same graph.
  */
 import type { Analysis, Deadlock, Edge, Evidence, ThreadKey } from '../model/analysis.js';
-import {
-  compareText,
-  compareThreadKeys,
-  deadlockRows,
-  edgeVerb,
-  parseNodeId,
-  resourceNodeId,
-  threadList,
-  threadNodeId,
-  threadsByKey,
-  threadTitle,
-} from './cycle-view.js';
+import { compareThreadKeys, parseNodeId, resourceNode, threadNode } from '../model/ids.js';
+import { compareText, deadlockRows, edgeVerb, threadList, threadsByKey, threadTitle } from './cycle-view.js';
 
 export interface ViewNode {
   /** The model's node id (`thread:7`, `res:orc:lazy-compile`), or `group:1,3,4` for a bucket. */
@@ -89,7 +79,7 @@ export function wholeGraphView(analysis: Analysis): GraphView {
     if (members.length < 2) continue;
     members.sort(compareThreadKeys);
     const groupId = `group:${members.join(',')}`;
-    for (const key of members) groupOf.set(threadNodeId(key), groupId);
+    for (const key of members) groupOf.set(threadNode(key), groupId);
   }
 
   const nodes = new Map<string, ViewNode>();
@@ -162,7 +152,7 @@ export function deadlockView(analysis: Analysis, deadlock: Deadlock): GraphView 
   const nodes = new Map<string, ViewNode>();
   const edges = new Map<string, ViewEdge>();
   const addThread = (key: ThreadKey): string => {
-    const id = threadNodeId(key);
+    const id = threadNode(key);
     if (!nodes.has(id)) {
       const thread = threads.get(key);
       nodes.set(id, { id, kind: 'thread', label: [threadTitle(key), ...(thread ? [thread.stateText] : [])], inDeadlock: true, holderUnknown: false });
@@ -181,7 +171,7 @@ export function deadlockView(analysis: Analysis, deadlock: Deadlock): GraphView 
       addEdge(waiter, holder, row.wait);
       continue;
     }
-    const resource = resourceNodeId(row.resource);
+    const resource = resourceNode(row.resource);
     if (!nodes.has(resource)) {
       nodes.set(resource, { id: resource, kind: 'resource', label: [row.resource], inDeadlock: true, holderUnknown: false });
     }

@@ -17,7 +17,7 @@
  */
 import type { Backtrace, Dump, Frame } from '../model/dump.js';
 import type { Analysis, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
-import { compareThreadKeys } from './cycle-view.js';
+import { compareThreadKeys } from '../model/ids.js';
 
 export type GroupMode = 'exact' | 'functions';
 export const GROUP_MODES: readonly GroupMode[] = ['exact', 'functions'];

@@ -5,7 +5,7 @@
  * The parsed dump itself is not repeated: `waitgraph parse` prints it.
  */
 import type { Analysis, Deadlock, Edge, FrameRef, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
-import { escapeJsonInvisibles } from './sanitize.js';
+import { escapeJsonInvisibles } from '../model/text-hygiene.js';
 import { jsonChunks, streamedArray, streamedObject, type StreamedObject } from './json-stream.js';
 
 export type JsonThreadRef = number | string;
@@ -19,12 +19,24 @@ export interface JsonReport {
   blockedBehindHang: JsonThreadRef[];
   /** For verdict `hang`: why each hung thread cannot go on. */
   hangReasons: Array<{ thread: JsonThreadRef; text: string }>;
+  /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
+  crash?: JsonCrash;
   threads: JsonThread[];
   edges: JsonEdge[];
   unresolved: JsonUnresolved[];
   facts: Analysis['facts'];
   notes: string[];
   stats: Analysis['stats'];
+}
+
+export interface JsonCrash {
+  thread: JsonThreadRef;
+  signal: string | null;
+  evidence: NonNullable<Analysis['crash']>['evidence'];
+  site: JsonSite | null;
+  crashFrame: JsonSite | null;
+  sourceLine: number | null;
+  text: string;
 }
 
 export interface JsonDeadlock {
@@ -113,6 +125,10 @@ function jsonDeadlock(d: Deadlock): JsonDeadlock {
   };
 }
 
+function jsonCrash(c: NonNullable<Analysis['crash']>): JsonCrash {
+  return { thread: threadRef(c.thread), signal: c.signal, evidence: c.evidence, site: site(c.site), crashFrame: site(c.crashFrame), sourceLine: c.sourceLine, text: c.text };
+}
+
 function jsonThread(t: ThreadAnalysis, bt: Analysis['dump']['backtraces']): JsonThread {
   return {
     id: threadRef(t.key),
@@ -171,6 +187,7 @@ function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map:
     hung: list(analysis.hung, threadRef),
     blockedBehindHang: list(analysis.hangBlockedBehind ?? [], threadRef),
     hangReasons: list(analysis.hangReasons ?? [], (r) => ({ thread: threadRef(r.thread), text: r.text })),
+    ...(analysis.crash !== undefined ? { crash: jsonCrash(analysis.crash) } : {}),
     threads: list(analysis.threads, (t) => jsonThread(t, bt)),
     edges: list(analysis.edges, jsonEdge),
     unresolved: list(analysis.unresolved, jsonUnresolved),

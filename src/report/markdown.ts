@@ -11,6 +11,7 @@
 import type { Analysis, Deadlock, ThreadAnalysis } from '../model/analysis.js';
 import {
   capitalise,
+  crashLines,
   deadlockRows,
   siteText,
   threadList,
@@ -32,6 +33,11 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   const out: string[] = [];
   const threads = threadsByKey(analysis);
   out.push(`## ${escapeText(verdictLine(analysis))}`, '');
+  if (analysis.crash !== undefined) {
+    if (analysis.verdict !== 'crash') out.push(`**Crash:** ${escapeText(analysis.crash.text)}.`, '');
+    for (const line of crashLines(analysis.crash)) out.push(`- ${escapeText(line)}`);
+    out.push('');
+  }
 
   if (analysis.deadlocks.length === 1) {
     for (const line of deadlockSection(analysis, analysis.deadlocks[0]!, threads, null)) out.push(line);

@@ -20,6 +20,7 @@ export interface SarifOptions {
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const DEADLOCK_RULE = 'waitgraph/deadlock';
 export const HANG_RULE = 'waitgraph/hang';
+export const CRASH_RULE = 'waitgraph/crash';
 /** Bumped when the signature algorithm changes, as Sentry versions its grouping. */
 export const FINGERPRINT_KEY = 'waitgraphSignature/v1';
 
@@ -72,6 +73,12 @@ export function renderSarifLog(entries: readonly SarifEntry[], options: SarifLog
       shortDescription: { text: 'Threads wait with no time limit for something that is not released.' },
       defaultConfiguration: { level: 'warning' },
     },
+    {
+      id: CRASH_RULE,
+      name: 'Crash',
+      shortDescription: { text: 'The process crashed: a thread got a fatal signal, aborted or failed an assertion.' },
+      defaultConfiguration: { level: 'note' },
+    },
   ];
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
   // Each frame rule with the first analysis that used it (its summary is read from there).
@@ -92,6 +99,7 @@ export function renderSarifLog(entries: readonly SarifEntry[], options: SarifLog
     const where: ResultOptions = { ...(inputUri ? { inputUri } : {}), locateInDump: options.locateInDump === true };
     for (const deadlock of analysis.deadlocks) results.push(deadlockResult(analysis, deadlock, where, ruleIndex.get(DEADLOCK_RULE)!));
     if (analysis.hung.length > 0) results.push(hangResult(analysis, where, ruleIndex.get(HANG_RULE)!));
+    if (analysis.crash !== undefined) results.push(crashResult(analysis.crash, where, ruleIndex.get(CRASH_RULE)!));
     if (inputUri) artifacts.push({ location: { uri: toUri(inputUri) }, roles: ['analysisTarget'] });
   }
 
@@ -193,6 +201,25 @@ function place(sites: ReadonlyArray<{ key: ThreadKey; site: FrameRef }>, dumpLin
   const waits = sites.map(({ key, site }) => dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here: ${siteText(site)}`));
   if (waits.length === 0) return { locations: source, related: dedupe(dumpLines) };
   return { locations: waits, related: dedupe([...dumpLines, ...source]) };
+}
+
+/** The crash: a note (it is exit 0 on its own), located where the program went wrong. */
+function crashResult(crash: NonNullable<Analysis['crash']>, options: ResultOptions, ruleIndex: number): object {
+  const source = crash.site ? [siteLocation(crash.site, `${threadTitle(crash.thread)} went wrong here: ${siteText(crash.site)}`)] : [];
+  const inDump = options.inputUri && crash.crashFrame ? [dumpLocation(options.inputUri, crash.crashFrame, `${threadTitle(crash.thread)}: the crash shows here`)] : [];
+  const dumpFirst = options.locateInDump && inDump.length > 0;
+  const locations = dumpFirst ? inDump : source;
+  const related = dumpFirst ? source : inDump;
+  return {
+    ruleId: CRASH_RULE,
+    ruleIndex,
+    level: 'note',
+    kind: 'fail',
+    message: { text: `${crash.text}.` },
+    ...(locations.length > 0 ? { locations } : {}),
+    ...(related.length > 0 ? { relatedLocations: related.map((loc, id) => ({ id, ...loc })) } : {}),
+    properties: { thread: crash.thread, signal: crash.signal, evidence: crash.evidence },
+  };
 }
 
 /** A source location when the frame names a file, a logical (function) location otherwise. */

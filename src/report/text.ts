@@ -6,7 +6,8 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
-import { compareThreadKeys, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
+import { compareThreadKeys } from '../model/ids.js';
+import { crashLines, deadlockRows, siteText, threadsByKey, verdictLine } from './cycle-view.js';
 import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
@@ -26,9 +27,15 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   const c = options.chalk;
   const threads = threadsByKey(analysis);
   const out: string[] = [];
-  const verdictColour = analysis.verdict === 'ok' ? c.green : c.red;
+  const verdictColour = analysis.verdict === 'ok' ? c.green : analysis.verdict === 'crash' ? c.yellow : c.red;
   out.push(c.bold(verdictColour(verdictLine(analysis))));
   const shown = new Set<ThreadKey>();
+  const crash = analysis.crash;
+  if (crash !== undefined) {
+    out.push('');
+    out.push(c.bold(analysis.verdict === 'crash' ? 'Crash:' : `Crash: ${crash.text}`));
+    for (const line of crashLines(crash)) out.push(...wrap(line, '  ', '      '));
+  }
 
   analysis.deadlocks.forEach((deadlock, i) => {
     out.push('');

@@ -1,14 +1,19 @@
 /**
  * The built-in rules, quickly: compiled from `builtin-rules.json`, which the build writes beside
- * this module (precompile.ts reads and validates every YAML pack once), so a start loads neither
- * the YAML parser nor zod and parses no YAML (~250 ms of every start before; issue 7, figure 4).
+ * this module (build/precompile-rules.ts reads and validates every YAML pack once), so a start
+ * loads neither the YAML parser nor zod and parses no YAML (~250 ms of every start before; issue
+ * 7, figure 4).
  *
  * The JSON records each rule file's size and modification time. When it is missing or a rule file
  * changed since the build (a rule edited and only `tsc` run), the YAML is read as before: the
- * result is always the rules on disk, only the speed differs. test/bench/builtin-rules.test.ts
- * checks that both paths give the same rules.
+ * result is always the rules on disk, only the speed differs. test/rules/builtin.test.ts checks
+ * that both paths give the same rules.
+ *
+ * Importing this module reads nothing: the JSON and the rule files' states are read on the first
+ * call of loadBuiltinRules.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { RuleError } from '../errors.js';
 import { builtinPrimitiveFiles, builtinRulesDir, builtinRuleFiles } from './builtin-dir.js';
@@ -18,6 +23,11 @@ import type { LoadedRules } from './types.js';
 
 /** The file the build writes next to this module. */
 export const BUILTIN_JSON = 'builtin-rules.json';
+
+/** Where that file is (beside the built builtin.js). */
+export function builtinJsonUrl(): URL {
+  return new URL(BUILTIN_JSON, import.meta.url);
+}
 
 export interface BuiltinJson {
   version: 2;
@@ -40,7 +50,7 @@ export function builtinFileStates(dir: string): BuiltinJson['files'] {
 function readFreshJson(dir: string): BuiltinJson | null {
   let json: BuiltinJson;
   try {
-    json = JSON.parse(readFileSync(new URL(BUILTIN_JSON, import.meta.url), 'utf8')) as BuiltinJson;
+    json = JSON.parse(readFileSync(builtinJsonUrl(), 'utf8')) as BuiltinJson;
   } catch {
     return null;
   }
@@ -79,19 +89,37 @@ function compileJson(json: BuiltinJson, dir: string): LoadedRules {
   );
 }
 
-const dir = builtinRulesDir();
-const fresh = readFreshJson(dir);
-// Only when the JSON cannot be used: the YAML reader (and with it the YAML parser and zod).
-const yamlLoader = fresh === null ? await import('./load.js') : null;
-let loaded: LoadedRules | null = null;
+/** The compiled built-ins, made on first use (compiled rules are never modified). */
+let loaded: { rules: LoadedRules; fromJson: boolean } | null = null;
 
-/** The built-in rule packs, compiled (once per process; compiled rules are never modified). */
+/** The built-in rule packs, compiled (once per process). */
 export function loadBuiltinRules(): LoadedRules {
-  loaded ??= fresh !== null ? compileJson(fresh, dir) : yamlLoader!.loadRules();
-  return loaded;
+  loaded ??= compileBuiltins();
+  return loaded.rules;
 }
 
-/** True when the last call used the build's JSON (for tests and the benchmark). */
+/** True when the built-ins came from the build's JSON (for tests and the benchmark). */
 export function builtinRulesFromJson(): boolean {
-  return fresh !== null;
+  loadBuiltinRules();
+  return (loaded as { fromJson: boolean }).fromJson;
+}
+
+function compileBuiltins(): { rules: LoadedRules; fromJson: boolean } {
+  const dir = builtinRulesDir();
+  const fresh = readFreshJson(dir);
+  if (fresh !== null) return { rules: compileJson(fresh, dir), fromJson: true };
+  return { rules: yamlReader().loadRules(), fromJson: false };
+}
+
+/**
+ * The YAML reader, only when the JSON cannot be used: it loads the YAML parser and zod (~80 ms).
+ * Required, not imported, so that this stays synchronous (Node ≥ 20.19 requires ES modules); the
+ * CLI bundle turns the call into its own lazily initialised copy (build/bundle.ts).
+ */
+function yamlReader(): typeof import('./load.js') {
+  try {
+    return createRequire(import.meta.url)('./load.js') as typeof import('./load.js');
+  } catch (error) {
+    throw new RuleError(`the built-in rules changed since the build and cannot be read from YAML here (${(error as Error).message.split('\n')[0]}); run npm run build`);
+  }
 }

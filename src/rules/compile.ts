@@ -230,6 +230,9 @@ export function checkTemplates(raw: ThreadRuleRaw, fail: Fail): void {
     }
   };
   (raw.effect.waits ?? []).forEach((w, i) => {
+    if ('owner' in w && w.owner !== undefined && (w.ownerQuery !== undefined || w.ownerAnswer !== undefined)) {
+      throw fail(['effect', 'waits', i, 'ownerQuery'], 'an owner shape says how gdb finds the holder; give owner or ownerQuery/ownerAnswer, not both');
+    }
     check(w.resource, ['effect', 'waits', i, 'resource']);
     check(w.description, ['effect', 'waits', i, 'description']);
     if ('ownerQuery' in w) check(w.ownerQuery, ['effect', 'waits', i, 'ownerQuery']);

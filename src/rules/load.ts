@@ -191,7 +191,7 @@ function loadPrimitives(path: string, shown: string): FrameCondition[] {
   return parsed.data.primitives.map((f, i) => compileFrame(f, ['primitives', i], fail));
 }
 
-/** The validated primitives of a pack's primitives.yaml, not compiled (precompile.ts stores them as JSON). */
+/** The validated primitives of a pack's primitives.yaml, not compiled (build/precompile-rules.ts stores them as JSON). */
 export function readPrimitives(path: string, shown: string): FrameConditionRaw[] {
   const file = readYaml(path, shown);
   const parsed = PrimitivesSchema.safeParse(file.data);

@@ -11,7 +11,9 @@
  * holds about a thousand distinct ones. Only captured argument values are read per stack.
  */
 import type { Backtrace, Frame } from '../model/dump.js';
-import { hasPointerValue, normalizeFunctionName, parseArgValue, type ParsedArgValue } from './normalize.js';
+import { detach } from '../model/text-hygiene.js';
+import { hasPointerValue, parseArgValue, type ParsedArgValue } from './arg-values.js';
+import { normalizeFunctionName } from './function-names.js';
 import { internEpoch, leadingCharsOf, type NameTest } from './pattern.js';
 import type { FrameCondition, LoadedRules, Shape, ThreadRule } from './types.js';
 
@@ -69,11 +71,6 @@ function internName(raw: string): Interned {
     interned.set(detach(raw), entry);
   }
   return entry;
-}
-
-/** A flat copy of `s` that does not point into a larger string (V8 copies short slices anyway). */
-function detach(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 /** Where the leading wait primitives end, and whether there are any (sets both on `stack`). */

@@ -11,7 +11,7 @@
  *   from the first character. With one unbounded quantifier and no quantified groups a
  *   backtracking engine does at most O(n·m) work from the anchored start.
  */
-import { stripLeadingUnderscores } from './normalize.js';
+import { stripLeadingUnderscores } from './function-names.js';
 
 /**
  * Tests a name. `id`, when given, is the name's number in the interning table of match.ts (the

@@ -4,6 +4,7 @@
  * user rule never silently turns a condition off.
  */
 import { z } from 'zod';
+import { OWNER_SHAPES } from '../model/owner-shapes.js';
 
 const name = z.string().min(1);
 const nameOrList = z.union([name, z.array(name).min(1)]);
@@ -93,7 +94,13 @@ export const WaitSchema = z.union([
     label: z.string().min(1).optional(),
     /** A wait on something with a holder (lock-like). false for condition variables, whose wait alone is no hang. */
     lockLike: z.boolean().optional(),
-    /** gdb command that prints the holder, e.g. `print ((pthread_mutex_t *) {args.mutex.address})->__data.__owner`. */
+    /**
+     * How memory names the holder (model/owner-shapes.ts): `pthread-mutex`, `pthread-rwlock`, `gil`,
+     * `jl-mutex`, `grec-mutex`. Reports print its gdb command, live mode asks it; the resource's
+     * identity must then be the lock's address (except for `gil`).
+     */
+    owner: z.enum(OWNER_SHAPES).optional(),
+    /** For a lock no owner shape covers (a user's own): a gdb command that prints the holder, shown in reports and never run. */
     ownerQuery: template.optional(),
     /** What the owner query answers: an LWP or a pthread_t. */
     ownerAnswer: z.enum(['lwp', 'ptid']).optional(),

@@ -3,7 +3,7 @@
  * {args.lock.symbol}`. Placeholders name captured frame arguments; a placeholder whose value the
  * frame did not print (`<optimized out>`) is reported as missing so the caller can fall back.
  */
-import type { ParsedArgValue } from './normalize.js';
+import type { ParsedArgValue } from './arg-values.js';
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyze, openOwnerQueries } from '../../src/analyze.js';
+import { analyze, openOwnerQueries } from '../../src/analyze/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import type { OwnerFact } from '../../src/model/analysis.js';
 import { dumpOf, f, mutexWaiter, thread } from './build-dump.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Chalk } from 'chalk';
-import { analyzeText, createAnalyzer, analyze } from '../../src/analyze.js';
+import { analyzeText, createAnalyzer, analyze } from '../../src/analyze/index.js';
 import { parseDump } from '../../src/parse/index.js';
 import { renderText } from '../../src/report/text.js';
 import type { Analysis } from '../../src/model/analysis.js';

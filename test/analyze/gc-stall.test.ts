@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 
 // A collection that cannot start because a Julia thread blocks in a plain ccall (GC-unsafe):
 // no cycle (nothing waits for the collector's thread), but nothing in the dump can end it.

@@ -15,7 +15,7 @@ import { loadBuiltinRules } from '../../src/rules/builtin.js';
 import { matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
 import { MERGE_FRAMES, summarizeBacktrace } from '../../src/analyze/summary.js';
 import { FIXTURES, FOUNDING, ruleFixtureFiles } from '../helpers/paths.js';
-import { renderDump } from '../bench/generate.js';
+import { renderDump } from '../helpers/generate-dump.js';
 
 const rules = loadBuiltinRules();
 

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { BIN, ROOT } from '../helpers/paths.js';
-import { analyze, createAnalysisSink } from '../../src/analyze.js';
+import { analyze, createAnalysisSink } from '../../src/analyze/index.js';
 import { investigate, type LiveAnalyzer } from '../../src/live/investigate.js';
 import type { OwnerFact } from '../../src/model/analysis.js';
 import type { Dump } from '../../src/model/dump.js';

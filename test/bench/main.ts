@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { BENCH_DIR, ensureDump, type GeneratedDump } from './generate.js';
+import { BENCH_DIR, ensureDump, type GeneratedDump } from '../helpers/generate-dump.js';
 import { PERL_FOLD } from './baselines.js';
 import { childrenCpuMs, median, REPO_ROOT, runChild, type ChildRun } from './measure.js';
 import { printProfile, profileRun } from './profile.js';

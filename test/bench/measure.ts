@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_DIR } from './generate.js';
+import { BENCH_DIR } from '../helpers/generate-dump.js';
 
 export interface ChildRun {
   ms: number;

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { findCycleComponents, compareThreadKeys } from '../../src/graph/index.js';
+import { findCycleComponents } from '../../src/graph/index.js';
+import { compareThreadKeys } from '../../src/model/ids.js';
 import type { Edge } from '../../src/model/analysis.js';
 
 const waits = (t: string, r: string, evidence: Edge['evidence'] = 'proven'): Edge => ({

@@ -8,7 +8,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { analyze } from '../../src/analyze.js';
+import { analyze } from '../../src/analyze/index.js';
 import { parseDump } from '../../src/parse/index.js';
 import type { Analysis } from '../../src/model/analysis.js';
 import type { JsonReport, JsonThreadRef } from '../../src/report/json.js';

@@ -2,7 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseMiLine, quoteCString, readCString, resultField } from '../../src/live/mi.js';
-import { factFromAnswer, parseIntegerAnswer, planOwnerQueries, queryFor } from '../../src/live/owner-queries.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { factFromAnswer, GIL_HOLDER_EXPRESSIONS, parseIntegerAnswer, planOwnerQueries, queryFor } from '../../src/live/owner-queries.js';
+import { analyzeText } from '../../src/analyze/index.js';
+import { loadRules } from '../../src/rules/index.js';
+import { PACKS } from '../helpers/paths.js';
 import { parsePid } from '../../src/live/investigate.js';
 import type { Edge } from '../../src/model/analysis.js';
 
@@ -63,4 +68,30 @@ test('answers: integers from gdb output; 0 means no holder', () => {
 test('pids are plain positive decimal integers', () => {
   assert.equal(parsePid('4242'), 4242);
   for (const bad of ['0', '-1', '12a', '0x10', ' ', '1; id', '99999999999']) assert.throws(() => parsePid(bad), { code: 'E_INPUT' });
+});
+
+test('owner shapes: a rule names one and gdb is asked by it, whatever the resource kind is called', () => {
+  assert.equal(queryFor('gmutex:0x10', 'grec-mutex')?.expressions[0], '((pthread_mutex_t *) *(void **) 0x10)->__data.__owner');
+  assert.equal(queryFor('jlmutex:0x7fa1', 'jl-mutex')?.answer, 'ptid');
+  assert.equal(queryFor('gmutex:0x10'), null, 'a kind without a default shape is not asked');
+  assert.equal(queryFor('gmutex:unknown@3', 'grec-mutex'), null, 'an identity that is no address is never asked');
+  const wait: Edge = { kind: 'waits', from: 'thread:2', to: 'res:qmutex:0xa0', evidence: 'proven', ruleId: 'x', site: null, description: '', ownerShape: 'pthread-mutex' };
+  assert.deepEqual(
+    planOwnerQueries({ edges: [wait], unresolved: [] }).map((q) => q.expressions[0]),
+    ['((pthread_mutex_t *) 0xa0)->__data.__owner'],
+  );
+});
+
+test('the gdb command a report shows is the one live mode asks first (one table of shapes)', () => {
+  const rules = loadRules();
+  for (const name of ['cpython/cpython.gil.wait.txt', 'glibc/glibc.mutex.wait.txt', 'glibc/glibc.rwlock.write.txt', 'julia/julia.lock.jl-mutex.txt']) {
+    const a = analyzeText(readFileSync(join(PACKS, name), 'utf8'), { rules });
+    const shown = a.unresolved.filter((u) => u.ownerShape !== undefined);
+    assert.ok(shown.length > 0, `${name}: an unresolved wait with an owner shape`);
+    for (const u of shown) assert.equal(u.gdbCommand, `print ${queryFor(u.resource, u.ownerShape)?.expressions[0]}`, `${name} ${u.resource}`);
+  }
+  // The GIL waiter alone (its fixture's holder left out): the wait is unresolved.
+  const waiter = /^Thread 2 [^\n]*\n(#[^\n]*\n)+/m.exec(readFileSync(join(PACKS, 'cpython', 'cpython.gil.wait.txt'), 'utf8'))?.[0] ?? '';
+  const gil = analyzeText(waiter, { rules }).unresolved.find((u) => u.resource === 'py:gil');
+  assert.equal(gil?.gdbCommand, `print ${GIL_HOLDER_EXPRESSIONS[0]}`, 'the GIL command checks that the GIL is locked, as live mode does');
 });

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { analyze } from '../../src/analyze.js';
+import { analyze } from '../../src/analyze/index.js';
 import { parseDump } from '../../src/parse/index.js';
 import { pthreadIdFrom } from '../../src/analyze/thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE } from '../../src/analyze/process-hung.js';

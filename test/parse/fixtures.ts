@@ -2,7 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dump } from '../../src/model/dump.js';
-import { cleanLine } from '../../src/parse/normalize.js';
+import { cleanLine } from '../../src/parse/paste-cleanup.js';
 import { FIXTURES, FOUNDING } from '../helpers/paths.js';
 
 export const SHAPES_DIR = join(FIXTURES, 'parse', 'shapes');
@@ -58,6 +58,7 @@ export function unaccountedLines(dump: Dump): number[] {
     mark(h.sourceLine);
     for (const c of h.continuationLines ?? []) mark(c);
   }
+  for (const s of dump.signals ?? []) mark(s.sourceLine);
   const missing: number[] = [];
   for (let l = 1; l <= dump.stats.lines; l++) if (seen[l] === 0) missing.push(l);
   return missing;
@@ -66,7 +67,7 @@ export function unaccountedLines(dump: Dump): number[] {
 /**
  * How often each input line is named by the Dump, by exactly one kind of place: `ignored`; a
  * backtrace's header (its `startLine` when no frame of it starts there); a frame or a local with
- * their continuation lines; an owner hint (one read from a `bt full` local names that local's
+ * their continuation lines; a signal line; an owner hint (one read from a `bt full` local names that local's
  * lines, so it is not counted again); a backtrace's `markerLines`. Index 0 and n+1 count names
  * outside 1..n.
  */
@@ -96,6 +97,7 @@ export function lineClaims(dump: Dump): Uint32Array {
     claim(h.sourceLine);
     for (const c of h.continuationLines ?? []) claim(c);
   }
+  for (const s of dump.signals ?? []) claim(s.sourceLine);
   return counts;
 }
 

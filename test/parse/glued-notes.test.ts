@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDump } from '../../src/parse/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { exactAccountingProblems } from './fixtures.js';
 
 const SWITCH = '[Switching to thread 5 (Thread 0x7f0000001000 (LWP 12))]';

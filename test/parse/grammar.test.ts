@@ -15,7 +15,7 @@ import { grammarDiagramsHtml, serializedRules, tokenNames } from '../../src/pars
 import { UPDATE_GOLDEN } from './fixtures.js';
 import { DumpBuilder } from '../../src/parse/builder.js';
 import { createToken, Lexer } from '../../src/parse/chevrotain.js';
-import { BacktraceParser } from '../../src/parse/grammar.js';
+import { BacktraceParser } from '../../src/parse/parser.js';
 import { classify } from '../../src/parse/lines.js';
 import { asToken } from '../../src/parse/tokens.js';
 
@@ -70,7 +70,7 @@ test('grammar: every token and rule in the code carries a sample line in its com
   for (const name of tokenNames()) {
     assert.match(tokens, new RegExp(`/\\*\\*[^\\n]*\`[^\\n]*\\*/\\nexport const ${name} = createToken`), `token ${name} has no sample comment`);
   }
-  const grammar = readFileSync(join(ROOT, 'src', 'parse', 'grammar.ts'), 'utf8');
+  const grammar = readFileSync(join(ROOT, 'src', 'parse', 'parser.ts'), 'utf8');
   for (const rule of serializedRules()) {
     const name = rule.name;
     assert.match(grammar, new RegExp(`\\*/\\n\\s*${name} = this\\.RULE\\('${name}'`), `rule ${name} has no comment`);

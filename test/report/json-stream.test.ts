@@ -12,10 +12,10 @@ import fc from 'fast-check';
 import type { Analysis } from '../../src/model/analysis.js';
 import { renderJson, renderJsonChunks, renderJsonListChunks, toJsonReport } from '../../src/report/json.js';
 import { CHUNK_CHARS, jsonChunks, streamedArray, streamedObject } from '../../src/report/json-stream.js';
-import { escapeJsonInvisibles } from '../../src/report/sanitize.js';
-import { analyzeText as analyzeStreamText } from '../../src/analyze.js';
+import { escapeJsonInvisibles } from '../../src/model/text-hygiene.js';
+import { analyzeText as analyzeStreamText } from '../../src/analyze/index.js';
 import { FIXTURES, FOUNDING, ruleFixtureFiles } from '../helpers/paths.js';
-import { renderDump } from '../bench/generate.js';
+import { renderDump } from '../helpers/generate-dump.js';
 import { analyzeFile } from './pipeline.js';
 import { foundingAnalysis, okAnalysis } from './build-analysis.js';
 

@@ -88,7 +88,7 @@ test('a hang (ABBA without owners) draws the whole wait-for graph and says how t
 });
 
 test('several deadlocks: one numbered section and one Mermaid picture each', async () => {
-  const { renderDump } = await import('../bench/generate.js');
+  const { renderDump } = await import('../helpers/generate-dump.js');
   const { analyzeText } = await import('./pipeline.js');
   const { text, plan } = renderDump({ threads: 1000, seed: 7 });
   const analysis = analyzeText(text);

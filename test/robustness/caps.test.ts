@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Chalk } from 'chalk';
 import { parseDump } from '../../src/parse/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { renderText } from '../../src/report/text.js';
 import { accountingProblem, expectedLineCount } from './check.js';
 

@@ -4,7 +4,7 @@
  *
  * - parsing, analysis and every reporter return; nothing throws;
  * - every input line is accounted for: `stats.lines` is the input's line count, and each line is
- *   in a frame, a `bt full` local, an owner print, the `ignored` list, or inside a backtrace's
+ *   in a frame, a `bt full` local, an owner print, a signal line, the `ignored` list, or inside a backtrace's
  *   `startLine..endLine` (its header and trailers: `(More stack frames follow...)`,
  *   `Backtrace stopped: …`, `No locals.`, elision markers);
  * - counts agree (`stats.frames`, `stats.ignoredLines`, the analysis' stats);
@@ -12,7 +12,7 @@
  */
 import { Chalk } from 'chalk';
 import { DumpParser, parseDump, parseDumpStream } from '../../src/parse/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import type { Dump } from '../../src/model/dump.js';
 import { renderText } from '../../src/report/text.js';
 import { renderJson } from '../../src/report/json.js';
@@ -73,6 +73,10 @@ export function accountingProblem(dump: Dump, lines: number | null): string | nu
       const p = claim(line, 'an owner hint');
       if (p) return p;
     }
+  }
+  for (const signal of dump.signals ?? []) {
+    const p = claim(signal.sourceLine, 'a signal line');
+    if (p) return p;
   }
   let previousEnd = 0;
   for (const [b, bt] of dump.backtraces.entries()) {

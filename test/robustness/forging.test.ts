@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDump } from '../../src/parse/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 
 interface Expect {
   /** gdb thread ids of the backtraces, in order. */

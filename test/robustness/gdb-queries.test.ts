@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { GIL_HOLDER_EXPRESSIONS, SAFE_ADDRESS, planOwnerQueries, queryFor } from '../../src/live/owner-queries.js';
 import { quoteCString } from '../../src/live/mi.js';
 

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Chalk } from 'chalk';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { renderText } from '../../src/report/text.js';
 import { renderJson } from '../../src/report/json.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RuleError } from '../../src/errors.js';
 import { loadRules, compilePattern, normalizeFunctionName, PatternError } from '../../src/rules/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { ROOT } from '../helpers/paths.js';
 import { readFileSync } from 'node:fs';
 

@@ -20,7 +20,7 @@ import type { Backtrace, Frame } from '../../src/model/dump.js';
 import { parseDump } from '../../src/parse/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { markProcessConditions, matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
-import { hasPointerValue, normalizeAddress, parseArgValue, type ParsedArgValue } from '../../src/rules/normalize.js';
+import { hasPointerValue, normalizeAddress, parseArgValue, type ParsedArgValue } from '../../src/rules/arg-values.js';
 import { expandTemplate } from '../../src/rules/template.js';
 import { compileGlob, compilePattern, leadingCharsOf, type NamePatternSpec } from '../../src/rules/pattern.js';
 import type { FrameCondition, LoadedRules } from '../../src/rules/types.js';

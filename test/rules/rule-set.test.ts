@@ -12,9 +12,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { builtinRulesDir, loadRules } from '../../src/rules/index.js';
+import { analyzeText } from '../../src/analyze/index.js';
+import { builtinRulesDir, loadRules, type LoadedRules } from '../../src/rules/index.js';
 import { isRuleFileName, packFolders } from '../../src/rules/builtin-dir.js';
-import { checkRuleFixture, orphanFixtures } from '../../src/analyze/rule-fixtures.js';
+import { checkRuleFixture, fixturePaths, orphanFixtures } from '../../src/analyze/rule-fixtures.js';
 
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
 
@@ -57,6 +58,13 @@ test('the pack name is the folder: no built-in rule repeats it', () => {
   }
 });
 
+test('built-in rules name owner shapes, never gdb text', () => {
+  for (const f of files) {
+    const text = readFileSync(f.path, 'utf8');
+    assert.doesNotMatch(text, /^\s*owner(Query|Answer):/m, `${f.path}: use owner: SHAPE (src/live/owner-queries.ts)`);
+  }
+});
+
 test('no fixture or golden in a pack folder is orphaned', () => {
   const dir = builtinRulesDir();
   const ids = new Set(files.map((f) => f.id));
@@ -83,3 +91,42 @@ test('a rule without fixture, golden or near miss fails the check', () => {
   assert.match(problems, /yields other lines than its golden/);
   assert.match(problems, /must match/);
 });
+
+/**
+ * A cycle rule names a deadlock because of the rules it requires: the deadlocks it names carry its
+ * title and every one of those rules, and with any one of them renamed (it still fires, under
+ * another id) the same threads still deadlock while the cycle rule names none of them.
+ */
+for (const rule of rules.cycleRules) {
+  test(`cycle rule ${rule.id} names its fixture's deadlocks for the rules it requires`, () => {
+    const text = readFileSync(fixturePaths(rule.file).fixture, 'utf8');
+    const analysis = analyzeText(text, { rules });
+    const named = analysis.deadlocks.filter((d) => d.rules.includes(rule.id));
+    assert.ok(named.length > 0, 'it names a deadlock of its fixture');
+    for (const d of named) {
+      assert.equal(d.title, `deadlock: ${rule.title}`, `deadlock ${d.threads.join(',')} is named by ${rule.id} but not titled by it`);
+      assert.deepEqual(rule.requiredRules.filter((id) => !d.rules.includes(id)), [], `deadlock ${d.threads.join(',')} lacks rules ${rule.id} requires`);
+    }
+    const threads = named.map((d) => d.threads.join(','));
+    for (const missing of rule.requiredRules) {
+      const without = analyzeText(text, { rules: renamed(rules, missing) });
+      assert.deepEqual(
+        without.deadlocks.filter((d) => threads.includes(d.threads.join(','))).map((d) => d.threads.join(',')),
+        threads,
+        `with ${missing} renamed the deadlocks are gone, so this near miss would test nothing`,
+      );
+      assert.deepEqual(without.deadlocks.filter((d) => d.rules.includes(rule.id)).map((d) => d.threads.join(',')), [], `with ${missing} renamed, ${rule.id} still names deadlocks`);
+    }
+  });
+}
+
+/** `rules` with one thread rule under another id: it fires as before, but not as the rule a cycle rule asks for. */
+function renamed(rules: LoadedRules, id: string): LoadedRules {
+  const rule = rules.byId.get(id);
+  assert.ok(rule?.kind === 'thread', `${id} is a thread rule`);
+  const copy = { ...rule, id: `${id}.renamed` };
+  const byId = new Map(rules.byId);
+  byId.delete(id);
+  byId.set(copy.id, copy);
+  return { ...rules, threadRules: rules.threadRules.map((r) => (r.id === id ? copy : r)), byId };
+}

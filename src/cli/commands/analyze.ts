@@ -1,21 +1,20 @@
 /**
  * `waitgraph [analyze] [FILE…|-]`: the default command. Reads each dump (stdin when none is
  * given), analyses it while it streams, prints the report in the chosen format and sets the exit
- * code: 0 nothing found, 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
+ * code: 0 nothing found (or a crash alone), 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
  */
 import { Option, type Command } from 'commander';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
-import { analyzeStream } from '../../analyze.js';
-import { loadBuiltinRules } from '../../rules/builtin.js';
+import { analyzeStream, isFinding } from '../../analyze/index.js';
+import { loadRuleSet } from '../../rules/rule-set.js';
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
-import { visible } from '../../report/sanitize.js';
+import { visible } from '../../model/text-hygiene.js';
 
 interface AnalyzeFlags {
   format: Format;
@@ -31,7 +30,7 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 /**
  * The formats whose reporter prints stacks (Markdown and HTML group and show them). Every other format
  * reads the analysis alone, so each backtrace's frames are dropped as soon as it is analysed: a
- * 300 MB dump is then not held in memory (issue 7). test/bench/keep-frames.test.ts fails when a
+ * 300 MB dump is then not held in memory (issue 7). test/cli/commands/analyze-keep-frames.test.ts fails when a
  * reporter outside this set starts to need frames.
  */
 export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown', 'html']);
@@ -47,9 +46,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .action(async (files: string[], flags: AnalyzeFlags) => {
-      // User rule files need the YAML reader (and zod); the built-ins alone come precompiled.
-      const rules =
-        flags.rules.length === 0 ? loadBuiltinRules() : (await import('../../rules/load.js')).loadRules({ extraFiles: flags.rules, cwd: io.cwd });
+      const rules = await loadRuleSet({ extraFiles: flags.rules, cwd: io.cwd });
       const inputs = files.length === 0 ? ['-'] : files;
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {
@@ -66,7 +63,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         const only = results.length === 1 ? (results[0] as (typeof results)[number]) : null;
         for (const chunk of only ? renderJsonChunks(only.analysis) : renderJsonListChunks(results)) io.out(chunk);
       } else io.out(await render(results, flags.format, io, flags.color, flags.group));
-      sink.code = results.some((r) => r.analysis.verdict !== 'ok') ? ExitCode.Found : ExitCode.Ok;
+      sink.code = results.some((r) => isFinding(r.analysis.verdict)) ? ExitCode.Found : ExitCode.Ok;
     });
 }
 

@@ -6,17 +6,12 @@
 import { Option, type Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
-import { analyze, createAnalysisSink } from '../../analyze.js';
-import { parseDump } from '../../parse/index.js';
-import { backtraceParser } from '../../parse/grammar.js';
-import { loadBuiltinRules } from '../../rules/builtin.js';
+import { createLiveAnalyzer, isFinding } from '../../analyze/index.js';
+import { loadRuleSet } from '../../rules/rule-set.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
-import type { Analysis, OwnerFact } from '../../model/analysis.js';
-import type { Dump } from '../../model/dump.js';
 import { gdbIndexCacheFrom, gdbPathFrom } from '../../live/gdb-session.js';
 import { investigate, parsePid, type LiveAnalyzer, type LiveTarget } from '../../live/investigate.js';
 import { claimEarlyAttach } from '../../live/early.js';
@@ -41,19 +36,8 @@ export function addLiveOptions(command: Command): Command {
 export async function runLive(target: LiveTarget, options: LiveCommandOptions, io: CliIO): Promise<number> {
   if (!isFormat(options.format)) throw new UsageError(`unknown format ${options.format} (choose from ${FORMATS.join(', ')})`);
   if (!/^\d{1,5}$/.test(options.timeout) || Number(options.timeout) < 1) throw new UsageError(`--timeout takes whole seconds (1–99999), not ${JSON.stringify(options.timeout)}`);
-  // User rule files need the YAML reader (and zod); the built-ins alone come precompiled.
-  const yamlRules = (options.rules ?? []).length > 0 ? await import('../../rules/load.js') : null;
-  const prepare = (): LiveAnalyzer => {
-    const rules = yamlRules !== null ? yamlRules.loadRules({ extraFiles: options.rules ?? [], cwd: io.cwd }) : loadBuiltinRules();
-    // Chevrotain builds its parser on first use (tens of ms); here that overlaps gdb attaching.
-    backtraceParser();
-    return {
-      parse: parseDump,
-      analyze: (dump: Dump, facts: OwnerFact[]): Analysis => analyze(dump, { rules, facts }),
-      // The same parse and analysis, backtrace by backtrace while gdb prints (as analyzeText does).
-      stream: () => createAnalysisSink({ rules }),
-    };
-  };
+  // Rules and parser are made ready while gdb attaches.
+  const prepare = async (): Promise<LiveAnalyzer> => createLiveAnalyzer(await loadRuleSet({ extraFiles: options.rules ?? [], cwd: io.cwd }));
   const format = options.format;
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
   const result = await investigate(target, {
@@ -69,7 +53,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   });
   if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
   io.out(result.rendered ?? '');
-  return result.analysis.verdict === 'ok' ? ExitCode.Ok : ExitCode.Found;
+  return isFinding(result.analysis.verdict) ? ExitCode.Found : ExitCode.Ok;
 }
 
 export function registerAttach(program: Command, io: CliIO, sink: ExitSink): void {

@@ -15,16 +15,15 @@ import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { z } from 'zod';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError, UsageError, WaitgraphError } from '../../errors.js';
 import type { Analysis, Verdict } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
-import { analyzeStream } from '../../analyze.js';
-import { loadRules } from '../../rules/index.js';
+import { analyzeStream } from '../../analyze/index.js';
+import { loadRuleSet } from '../../rules/rule-set.js';
 import type { LoadedRules } from '../../rules/types.js';
-import { visible } from '../../report/sanitize.js';
+import { visible } from '../../model/text-hygiene.js';
 import { githubAnnotations, workflowCommand, type Annotation } from '../../report/github.js';
 import { renderSarifLog, type SarifEntry } from '../../report/sarif.js';
 
@@ -40,7 +39,7 @@ export interface Expectation {
 
 const expectationSchema = z
   .object({
-    verdict: z.enum(['deadlock', 'hang', 'ok']),
+    verdict: z.enum(['deadlock', 'hang', 'crash', 'ok']),
     cycles: z.array(z.array(z.union([z.number().int().nonnegative(), z.string().regex(/^(\d+|bt@\d+)$/)]))).default([]),
   })
   .passthrough();
@@ -333,7 +332,7 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
         'Exit: 0 all checked dumps match, 1 a mismatch (or an unchecked dump with --strict), 2 unreadable input.',
     )
     .action(async (paths: string[], options: { strict: boolean; update: boolean; verbose: boolean; rules: string[]; format: 'text' | 'json' | 'github'; sarif?: string }) => {
-      const rules = loadRules({ extraFiles: options.rules, cwd: io.cwd });
+      const rules = await loadRuleSet({ extraFiles: options.rules, cwd: io.cwd });
       const sarifEntries: SarifEntry[] = [];
       const findings = new Map<CheckRow, Annotation[]>();
       const checkOptions: CheckOptions = {

@@ -4,8 +4,7 @@
  * program named in the core is used when that file still exists.
  */
 import type { Command } from 'commander';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { addLiveOptions, runLive, type LiveCommandOptions } from './attach.js';
 
 export function registerCore(program: Command, io: CliIO, sink: ExitSink): void {

@@ -6,8 +6,8 @@ import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
-import { parseDumpStream } from '../../parse/index.js';
-import { escapeJsonInvisibles } from '../../report/sanitize.js';
+import { parseDumpStream } from '../../analyze/index.js';
+import { escapeJsonInvisibles } from '../../model/text-hygiene.js';
 import { readInputChunks } from '../read-input.js';
 
 export function registerParse(program: Command, io: CliIO, sink: { code: number }): void {

@@ -3,8 +3,7 @@
  * editors (`waitgraph schema > report.schema.json`).
  */
 import type { Command } from 'commander';
-import type { CliIO } from '../io.js';
-import type { ExitSink } from '../program.js';
+import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { readReportSchemaText } from '../../report/schema/index.js';
 

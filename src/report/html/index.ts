@@ -20,16 +20,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../../model/analysis.js';
-import {
-  capitalise,
-  compareThreadKeys,
-  deadlockRows,
-  parseNodeId,
-  siteText,
-  threadsByKey,
-  threadTitle,
-  verdictLine,
-} from '../cycle-view.js';
+import { compareThreadKeys, parseNodeId } from '../../model/ids.js';
+import { escapeJsonInvisibles } from '../../model/text-hygiene.js';
+import { capitalise, deadlockRows, siteText, threadsByKey, threadTitle, verdictLine } from '../cycle-view.js';
 import {
   frameParts,
   groupThreads,
@@ -43,7 +36,7 @@ import {
   type ThreadGroup,
 } from '../group.js';
 import { escapeHtml } from '../markdown.js';
-import { sanitizeAnalysis, escapeJsonInvisibles } from '../sanitize.js';
+import { sanitizeAnalysis } from '../sanitize.js';
 import { renderSvg } from '../svg.js';
 import type { Hit, HitKind, PageData, ThreadRow } from './data.js';
 import { PAGE_STYLE } from './style.js';

@@ -1,0 +1,236 @@
+/**
+ * Build step (`npm run build`, after tsc): bundles the CLI that tsc wrote to dist/src into one
+ * CommonJS script and saves V8's code cache of it, so a start compiles almost nothing.
+ *
+ * Why: node's ESM loader resolves, reads, compiles and links every module separately (~60 of
+ * them, about a third of a start before the first bundle), and Node 20 caches no compiled code for
+ * ES modules. One CommonJS script can be run through `vm.Script` with V8's code cache
+ * (cli/run-bundle.ts): the founding report ~150 → ~125 ms, `node -e 0` being ~55 ms here
+ * (issue 7 figure 4, issue 4's attach figure).
+ *
+ * - Two scripts: dist/src/cli/waitgraph-early.cjs holds live/early.ts and the modules it reaches
+ *   (errors, the gdb driver: ~30 kB), waitgraph.cjs the rest of the CLI from cli/main.ts, which
+ *   `require`s those modules from the early part (`waitgraph-early:live/early.js`; run-bundle.ts
+ *   resolves them) instead of keeping copies: one early gdb, one set of error classes. The early
+ *   part runs first, so `attach`/`core` start gdb before the 2 MB rest is loaded (issue 4's
+ *   figure: one script of everything measured ~0.05 worse than the earlier ESM chunks).
+ * - Each script's first line carries the same fresh build id; dist/src/cli/main.js (what
+ *   bin/waitgraph.js imports) is replaced by a loader that runs them through run-bundle.js. Every
+ *   other dist/src module stays as tsc wrote it (tests and library users import those). A later
+ *   plain `tsc` rewrites main.js with the unbundled module, so the CLI never runs a bundle older
+ *   than dist/src.
+ * - The code caches (`*.cjs.cache`) are saved by running the bundled CLI once on the founding
+ *   report: V8 then holds the bytecode of every function that run compiled (parser, rules,
+ *   analysis, text report), not only the top level. Each starts with the build id, so a cache
+ *   never outlives its bundle.
+ * - Lazy imports stay lazy: esbuild turns `import('./x.js')` of a bundled module into an
+ *   initialiser called on first use, so a command's or a format's modules still run only when
+ *   needed (check's zod, the gdb driver, Markdown …).
+ * - No top-level await may reach the bundle (CommonJS has none): cli/main.ts runs in a function;
+ *   parse/chevrotain.ts (which awaits a dynamic import to find Chevrotain's single-file build) is
+ *   replaced by a static re-export of that file, so Chevrotain is bundled too. esbuild refuses
+ *   any other top-level await, so the build fails loudly rather than produce a different program.
+ * - A module required on first use (`createRequire(import.meta.url)('./load.js')` in
+ *   rules/builtin.ts: the YAML reader, only when the build's JSON cannot be used) becomes
+ *   `require('./load.js')`, which esbuild resolves to its own lazily initialised copy: one set of
+ *   error classes, nothing read from dist/src at run time.
+ * - `import.meta.url` in a bundled module is rewritten to that module's own URL in dist/src
+ *   (relative to the bundle's file), so files found relative to it (built-in rules JSON, rule
+ *   packs, package.json) are found as before.
+ * - @viz-js/viz (SVG only, megabytes) stays outside; its CommonJS build is required on first use
+ *   (`import('@viz-js/viz')` becomes a deferred `require`).
+ * Without esbuild (a production install), the step says so and leaves the unbundled CLI.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUILD_ID_PREFIX, buildIdOf, cachePathOf, SHARED_PREFIX } from '../cli/run-bundle.js';
+
+/** dist/src, where tsc wrote the modules; the bundles and their loader go to dist/src/cli. */
+const SRC_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+const CLI_DIR = join(SRC_DIR, 'cli');
+const REPO_ROOT = dirname(dirname(SRC_DIR));
+const ENTRY = join(CLI_DIR, 'main.js');
+const BUNDLE = join(CLI_DIR, 'waitgraph.cjs');
+const EARLY_BUNDLE = join(CLI_DIR, 'waitgraph-early.cjs');
+/** What `attach` and `core` run before the rest is loaded (see cli/main.ts and live/early.ts). */
+const EARLY_ENTRY = join(SRC_DIR, 'live', 'early.js');
+/** Chunk files of the earlier ESM bundle layout, removed when found. */
+const OLD_CHUNK_PREFIX = 'bundle-';
+const EXTERNAL = ['@viz-js/viz'];
+/** main.js after this step; tsc's main.js never starts with it. */
+const LOADER_MARK = '// waitgraph bundle loader (src/build/bundle.ts)';
+const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph-early.cjs', import.meta.url), new URL('./waitgraph.cjs', import.meta.url));\n`;
+/** The run whose compiled functions the code cache keeps. */
+const CACHE_RUN_INPUT = join(REPO_ROOT, 'fixtures', 'enzyme-autodiff-deferred.txt');
+const CJS_BANNER = "const __waitgraphBundleUrl = require('node:url').pathToFileURL(__filename).href;";
+
+/** `import.meta.url` of a dist/src module, as seen from the bundle in CLI_DIR. */
+function metaUrlFor(path: string): string {
+  const rel = relative(CLI_DIR, path).split(sep).join('/');
+  return `new URL(${JSON.stringify(rel)}, __waitgraphBundleUrl).href`;
+}
+
+/** Chevrotain's single-file ESM build, next to the package's resolved entry (see parse/chevrotain.ts). */
+function chevrotainBundlePath(): string {
+  const entry = createRequire(import.meta.url).resolve('chevrotain');
+  return fileURLToPath(new URL('../chevrotain.mjs', `file://${entry}`));
+}
+
+/** A dist/src module's path relative to dist/src, with forward slashes (the early part's keys). */
+function srcKey(path: string): string {
+  return relative(SRC_DIR, path).split(sep).join('/');
+}
+
+/**
+ * The bundle with every non-ASCII UTF-16 unit written as a `\\uXXXX` escape, so the loader reads it
+ * as Latin-1 (run-bundle.ts). esbuild already escapes strings; what it leaves are comments and
+ * regex literals (`gef➤`, `…`), where the escape means the same character (an astral one as its
+ * surrogate pair, which a `u` regex reads as one code point).
+ */
+export function asciiOnly(text: string): string {
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** What a dist/src module becomes in a bundle (see the list at the top); `shared`: the early part's modules. */
+function bundledSource(path: string, text: string, shared: ReadonlySet<string> = new Set()): string {
+  if (path === join(SRC_DIR, 'parse', 'chevrotain.js')) {
+    const names = /export const \{([^}]+)\} = chevrotain;/.exec(text)?.[1];
+    if (names === undefined) throw new Error('bundle: parse/chevrotain.js no longer has the expected export line');
+    return `export {${names}} from ${JSON.stringify(chevrotainBundlePath())};\n`;
+  }
+  let out = text.replace(/\bcreateRequire\(import\.meta\.url\)\(('\.[^']+')\)/g, 'require($1)');
+  // An external's CommonJS build, required on first use: a dynamic import() inside vm.Script would
+  // need Node's experimental vm loader hook (and is lost with a code cache in Node 20).
+  for (const name of EXTERNAL) out = out.replaceAll(`import('${name}')`, `Promise.resolve().then(() => require('${name}'))`);
+  // The same for a module of the early part: the rest of the CLI requires it from there.
+  out = out.replace(/\bimport\(('\.[^']+')\)/g, (call, spec: string) =>
+    shared.has(resolve(dirname(path), spec.slice(1, -1))) ? `Promise.resolve().then(() => require(${spec}))` : call,
+  );
+  if (out.includes('import.meta.url')) out = out.replaceAll('import.meta.url', metaUrlFor(path));
+  return out;
+}
+
+async function main(): Promise<number> {
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    console.log('bundle: esbuild is not installed (devDependency); the CLI runs unbundled from dist/src');
+    return 0;
+  }
+  const entrySource = readFileSync(ENTRY, 'utf8');
+  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE) && existsSync(EARLY_BUNDLE)) {
+    // tsc rewrites main.js on every run, so no tsc ran since this bundle was made: it is current.
+    console.log('bundle: dist/src/cli/waitgraph.cjs is already the bundle of the current dist/src');
+    return 0;
+  }
+  const id = randomUUID();
+  const common = {
+    bundle: true,
+    format: 'cjs' as const,
+    platform: 'node' as const,
+    target: 'node20',
+    absWorkingDir: REPO_ROOT,
+    external: EXTERNAL,
+    banner: { js: `${BUILD_ID_PREFIX}${id}\n${CJS_BANNER}` },
+    // Dependencies' own `import.meta.url` (e.g. fdir's createRequire): the bundle's URL, from
+    // where their `require`s resolve the same packages.
+    define: { 'import.meta.url': '__waitgraphBundleUrl' },
+    legalComments: 'none' as const,
+    write: false as const,
+    logLevel: 'warning' as const,
+  };
+  const sourcePlugin = (shared: ReadonlySet<string>): import('esbuild').Plugin => ({
+    name: 'waitgraph-cjs',
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(SRC_DIR + sep)) return undefined;
+        return { contents: bundledSource(args.path, readFileSync(args.path, 'utf8'), shared), loader: 'js' };
+      });
+    },
+  });
+  // The early part: live/early.ts and every dist/src module it reaches (errors, the gdb driver),
+  // found by bundling it once; one object maps each module's key to its exports.
+  const probe = await esbuild.build({ ...common, entryPoints: [EARLY_ENTRY], metafile: true, plugins: [sourcePlugin(new Set())] });
+  const shared = new Set(Object.keys(probe.metafile.inputs).map((p) => resolve(REPO_ROOT, p)).filter((p) => p.startsWith(SRC_DIR + sep)));
+  const sharedList = [...shared].sort();
+  const early = await esbuild.build({
+    ...common,
+    stdin: {
+      contents:
+        sharedList.map((p, i) => `import * as m${i} from ${JSON.stringify(p)};`).join('\n') +
+        `\nexport const modules = { ${sharedList.map((p, i) => `${JSON.stringify(srcKey(p))}: m${i}`).join(', ')} };\n`,
+      resolveDir: SRC_DIR,
+      sourcefile: 'early-part.js',
+      loader: 'js',
+    },
+    plugins: [sourcePlugin(shared)],
+  });
+  // The rest: the whole CLI from cli/main.ts, taking the early part's modules from it.
+  const rest = await esbuild.build({
+    ...common,
+    entryPoints: [ENTRY],
+    plugins: [
+      sourcePlugin(shared),
+      {
+        name: 'waitgraph-early-part',
+        setup(build) {
+          build.onResolve({ filter: /^\./ }, (args) => {
+            if (!args.importer.startsWith(SRC_DIR + sep)) return undefined;
+            const path = resolve(args.resolveDir, args.path);
+            return shared.has(path) ? { path: `${SHARED_PREFIX}${srcKey(path)}`, external: true } : undefined;
+          });
+        },
+      },
+    ],
+  });
+  const [earlyOut] = early.outputFiles;
+  const [output] = rest.outputFiles;
+  if (earlyOut === undefined || output === undefined || early.outputFiles.length !== 1 || rest.outputFiles.length !== 1) {
+    throw new Error('bundle: esbuild wrote no single bundle');
+  }
+  for (const f of readdirSync(CLI_DIR)) if (f.startsWith(OLD_CHUNK_PREFIX) && f.endsWith('.js')) rmSync(join(CLI_DIR, f));
+  const sizes: number[] = [];
+  for (const [file, out] of [[EARLY_BUNDLE, earlyOut], [BUNDLE, output]] as const) {
+    rmSync(cachePathOf(file), { force: true });
+    const text = asciiOnly(out.text);
+    writeFileSync(file, text);
+    sizes.push(text.length);
+    if (buildIdOf(text) !== id) throw new Error(`bundle: the build id is not on ${file}'s first line`);
+  }
+  // The loader goes last (renamed into place), so main.js never names a bundle that is not there yet.
+  const temp = `${ENTRY}.${process.pid}.tmp`;
+  writeFileSync(temp, LOADER);
+  renameSync(temp, ENTRY);
+  // tsc's source map describes the unbundled main.js.
+  rmSync(`${ENTRY}.map`, { force: true });
+  console.log(
+    `bundle: dist/src/cli/waitgraph-early.cjs (${sharedList.length} modules, ${((sizes[0] ?? 0) / 1e3).toFixed(0)} kB), ` +
+      `waitgraph.cjs (${((sizes[1] ?? 0) / 1e6).toFixed(1)} MB) and their loader main.js; ${saveCodeCache()}`,
+  );
+  return 0;
+}
+
+/** Runs the bundled CLI once on the founding report, saving V8's code cache; says what happened. */
+function saveCodeCache(): string {
+  if (!existsSync(CACHE_RUN_INPUT)) return `no code cache (${relative(REPO_ROOT, CACHE_RUN_INPUT)} is missing)`;
+  const run = spawnSync(process.execPath, [ENTRY, CACHE_RUN_INPUT], {
+    env: { ...process.env, WAITGRAPH_CODE_CACHE: 'write', NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  // Exit 1 is the founding report's verdict (a deadlock), not a failure.
+  if (run.status !== 1 || !existsSync(cachePathOf(BUNDLE)) || !existsSync(cachePathOf(EARLY_BUNDLE))) {
+    rmSync(cachePathOf(BUNDLE), { force: true });
+    rmSync(cachePathOf(EARLY_BUNDLE), { force: true });
+    return `no code cache (the cache run exited ${run.status}: ${(run.stderr ?? '').trim().split('\n')[0] ?? ''})`;
+  }
+  return 'code cache saved';
+}
+
+// Not when a test runner loads every file under dist (as precompile-rules.ts).
+if (process.env.NODE_TEST_CONTEXT === undefined) process.exitCode = await main();

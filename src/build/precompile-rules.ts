@@ -1,0 +1,38 @@
+/**
+ * Build step (`npm run build` runs it after tsc): reads and validates every built-in rule file
+ * with the same reader as `loadRules()` and writes the validated data as `builtin-rules.json`
+ * beside rules/builtin.js, which compiles it at startup without YAML or zod. A rule that does not
+ * load fails the build with the loader's one-line error.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILTIN_JSON, builtinFileStates, builtinJsonUrl, type BuiltinJson } from '../rules/builtin.js';
+import { builtinPrimitiveFiles, builtinRuleFiles } from '../rules/builtin-dir.js';
+import { builtinRulesDir, loadRules, readPrimitives, readRuleFile } from '../rules/load.js';
+
+function precompile(): string {
+  const dir = builtinRulesDir();
+  // The whole set must load (ids unique, unlessRules resolvable, …) before it is stored.
+  loadRules();
+  const json: BuiltinJson = {
+    version: 2,
+    files: builtinFileStates(dir),
+    primitives: builtinPrimitiveFiles(dir).map((path) => ({ path, conditions: readPrimitives(join(dir, path), path) })),
+    rules: builtinRuleFiles(dir).map(({ path, packFolder }) => {
+      const entry = readRuleFile({ path: join(dir, path), display: path, builtin: true, packFolder });
+      return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: entry.raw } : { path, packFolder, kind: 'cycle', raw: entry.raw };
+    }),
+  };
+  writeFileSync(builtinJsonUrl(), `${JSON.stringify(json)}\n`);
+  return `${json.rules.length} rules`;
+}
+
+if (process.env.NODE_TEST_CONTEXT === undefined) {
+  try {
+    const what = precompile();
+    process.stdout.write(`built-in rules compiled to dist/src/rules/${BUILTIN_JSON} (${what})\n`);
+  } catch (error) {
+    process.stderr.write(`precompile: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

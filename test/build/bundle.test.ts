@@ -1,0 +1,112 @@
+/**
+ * The bundled CLI (`npm run build` makes dist/src/cli/waitgraph.cjs and replaces main.js with its
+ * loader, see src/build/bundle.ts and cli/run-bundle.ts) must behave exactly like the modules tsc wrote:
+ * same reports with and without V8's code cache, the built-in rules and package.json found
+ * through the rewritten `import.meta.url`, lazy formats loadable.
+ * Compared with runCli imported from dist/src (never bundled). When main.js is tsc's own output
+ * (only tsc ran), the comparison still holds and the bundle checks are skipped.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/program.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { buildIdOf, cachePathOf, readCache } from '../../src/cli/run-bundle.js';
+import { asciiOnly } from '../../src/build/bundle.js';
+import { isAscii } from 'node:buffer';
+import { runInNewContext } from 'node:vm';
+import { FOUNDING, ROOT } from '../helpers/paths.js';
+import { runWaitgraph } from '../helpers/run-cli.js';
+
+const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph.cjs');
+const EARLY_BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph-early.cjs');
+const isBundle = readFileSync(MAIN, 'utf8').startsWith('// waitgraph bundle');
+const notBundled = isBundle ? false : 'dist/src/cli/main.js is tsc output (only tsc ran)';
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+async function inProcess(args: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const io: CliIO = {
+    out: (t) => void (stdout += t),
+    err: () => undefined,
+    stdin: process.stdin,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    env: { NO_COLOR: '1' },
+    cwd: ROOT,
+  };
+  const code = await runCli(args, io, version);
+  return { code, stdout };
+}
+
+test('the CLI (bundled or not) prints what the unbundled modules print, in every format', async () => {
+  for (const format of ['text', 'json', 'markdown', 'mermaid', 'dot', 'sarif']) {
+    const child = runWaitgraph([FOUNDING, '--format', format]);
+    const here = await inProcess([FOUNDING, '--format', format]);
+    assert.equal(child.stderr, '', `${format}: nothing on stderr`);
+    assert.equal(child.code, here.code, `${format}: exit code`);
+    assert.equal(child.stdout, here.stdout, `${format}: same report`);
+  }
+});
+
+test('the CLI finds package.json and the built-in rules from where it runs', () => {
+  assert.equal(runWaitgraph(['--version']).stdout.trim(), version);
+  const rules = runWaitgraph(['check', '--help']);
+  assert.equal(rules.code, 0);
+});
+
+test('with the code cache and without it, the bundled CLI prints the same', { skip: notBundled }, () => {
+  for (const format of ['text', 'json']) {
+    const cached = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'report' } });
+    assert.equal(cached.stderr, 'waitgraph: code cache used (early part: used)\n', `${format}: the build's caches are used`);
+    const compiled = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'off' } });
+    assert.equal(compiled.code, cached.code, `${format}: exit code`);
+    assert.equal(compiled.stdout, cached.stdout, `${format}: same report`);
+  }
+});
+
+test('the bundle is two CommonJS scripts: the early part, and the rest with Chevrotain inside and no copy of the early part', { skip: notBundled }, () => {
+  const text = readFileSync(BUNDLE, 'utf8');
+  const early = readFileSync(EARLY_BUNDLE, 'utf8');
+  assert.ok(buildIdOf(text) !== null, 'the first line carries the build id');
+  assert.equal(buildIdOf(early), buildIdOf(text), 'both scripts come from one build');
+  assert.match(readFileSync(MAIN, 'utf8'), /runBundle\(new URL\('\.\/waitgraph-early\.cjs', import\.meta\.url\), new URL\('\.\/waitgraph\.cjs', import\.meta\.url\)\)/);
+  for (const module of ['errors.js', 'live/early.js', 'live/gdb-session.js']) {
+    assert.match(early, new RegExp(`^// dist/src/${module.replace('.', '\\.')}$`, 'm'), `${module} is in the early part`);
+    assert.doesNotMatch(text, new RegExp(`^// dist/src/${module.replace('.', '\\.')}$`, 'm'), `${module} is not copied into the rest`);
+  }
+  assert.match(text, /require\("waitgraph-early:live\/early\.js"\)/, 'the rest takes live/early.js from the early part');
+  assert.ok(isAscii(readFileSync(BUNDLE)) && isAscii(readFileSync(EARLY_BUNDLE)), 'ASCII only, so the loader reads them as Latin-1');
+  assert.match(text, /^\/\/ \S*node_modules\/chevrotain\/lib\/chevrotain\.mjs$/m, 'Chevrotain is bundled from its single-file build');
+  assert.doesNotMatch(text, /\bimport\.meta\b/, 'no import.meta is left in CommonJS');
+});
+
+test('a code cache is read only when its header names the bundle\'s build id', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-cache-'));
+  try {
+    const cache = cachePathOf(join(dir, 'waitgraph.cjs'));
+    assert.equal(readCache(cache, 'build-1'), null, 'no file');
+    writeFileSync(cache, Buffer.concat([Buffer.from('build-1\n'), Buffer.from([1, 2, 3])]));
+    assert.deepEqual([...(readCache(cache, 'build-1') ?? [])], [1, 2, 3]);
+    assert.equal(readCache(cache, 'build-2'), null, 'another build');
+    assert.equal(readCache(cache, null), null, 'a bundle without an id');
+    writeFileSync(cache, 'build-1\n');
+    assert.equal(readCache(cache, 'build-1'), null, 'a header without data');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('asciiOnly escapes what esbuild leaves (comments, regex literals) without changing what the code means', () => {
+  const source = String.raw`// gef➤ prompt
+[/^(?:pwndbg>|gef➤)$/.test('gef➤'), /…/.test('a … b'), /^😀$/u.test('😀'), '→ é'.length, 'gef➤']`;
+  const escaped = asciiOnly(source);
+  assert.ok(isAscii(Buffer.from(escaped)), escaped);
+  // Compared as JSON: arrays made in another context have another Array prototype.
+  const run = (code: string): string => JSON.stringify(runInNewContext(code));
+  assert.equal(run(escaped), run(source));
+  assert.equal(run(escaped), JSON.stringify([true, true, true, 3, 'gef➤']));
+});

@@ -1,0 +1,67 @@
+/**
+ * The CLI starts from the built-in rules the build compiled to JSON (src/rules/builtin.ts), not
+ * from the YAML through zod (issue 7, figure 4). Both must be the same rules: same ids in the
+ * same order, same compiled conditions, and the same analysis of every fixture dump.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { analyzeText } from '../../src/analyze/index.js';
+import { renderJson } from '../../src/report/index.js';
+import { loadRules } from '../../src/rules/load.js';
+import type { LoadedRules } from '../../src/rules/types.js';
+import { FIXTURES, ROOT } from '../helpers/paths.js';
+
+/** The rule set as text: closures (compiled patterns) by their arity, Maps by their keys. */
+function describe(rules: LoadedRules): string {
+  return JSON.stringify(rules, (_key, value: unknown) => (typeof value === 'function' ? `fn/${value.length}` : value instanceof Map ? [...value.keys()] : value));
+}
+
+const PRECOMPILE = join(ROOT, 'dist', 'src', 'build', 'precompile-rules.js');
+const BUILTIN = join(ROOT, 'dist', 'src', 'rules', 'builtin.js');
+
+test('the build writes the JSON, and the rules compiled from it are the rules read from YAML', () => {
+  execFileSync(process.execPath, [PRECOMPILE], { stdio: 'pipe' });
+  // A fresh process, so builtin.ts decides at import time, as in the CLI.
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(new URL(`file://${BUILTIN}`).href)});
+       const r = m.loadBuiltinRules();
+       process.stdout.write(JSON.stringify({ fromJson: m.builtinRulesFromJson(), text: JSON.stringify(r, (k, v) => typeof v === 'function' ? 'fn/' + v.length : v instanceof Map ? [...v.keys()] : v) }));`,
+    ],
+    { encoding: 'utf8' },
+  );
+  const child = JSON.parse(out) as { fromJson: boolean; text: string };
+  assert.equal(child.fromJson, true, 'the CLI path uses the JSON the build wrote');
+  assert.equal(child.text, describe(loadRules()));
+});
+
+test('every fixture dump is analysed the same with the JSON-compiled rules', async () => {
+  const { loadBuiltinRules } = await import('../../src/rules/builtin.js');
+  const fromJson = loadBuiltinRules();
+  const fromYaml = loadRules();
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.txt')) files.push(path);
+    }
+  };
+  walk(FIXTURES);
+  let compared = 0;
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const a = analyzeText(text, { rules: fromYaml });
+    if (a.stats.backtraces === 0) continue;
+    assert.equal(renderJson(analyzeText(text, { rules: fromJson })), renderJson(a), file);
+    compared++;
+  }
+  assert.ok(compared > 50, `compared ${compared} dumps`);
+});
+
