@@ -6,7 +6,7 @@
  *
  * A deadlock is one `error` at the first wait of its cycle (the message: the cycle, the fix, the
  * signature) and a `notice` at each other wait and hold inside it; a hang is one `warning` at the
- * first hung thread and a `notice` at each other. GitHub shows at most 10 annotations of each
+ * first hung thread and a `notice` at each other; a crash is a `notice` where it shows. GitHub shows at most 10 annotations of each
  * level per step, which is why a finding is one error or warning and the rest notices (the
  * SARIF log holds everything).
  *
@@ -47,6 +47,18 @@ export function githubAnnotations(analysis: Analysis): Annotation[] {
   const out: Annotation[] = [];
   for (const deadlock of analysis.deadlocks) for (const a of deadlockAnnotations(analysis, deadlock)) out.push(a);
   for (const a of hangAnnotations(analysis)) out.push(a);
+  const crash = analysis.crash;
+  if (crash) {
+    // A crash alone is exit 0 (the process died; nothing waits), so it is a notice, on the line
+    // that shows it: the signal line, else the crash frame, else where it went wrong.
+    const line = crash.sourceLine ?? crash.crashFrame?.sourceLine ?? crash.site?.sourceLine;
+    out.push({
+      level: 'notice',
+      ...(line !== undefined && line > 0 ? { line } : lineOf(analysis, null, crash.thread)),
+      title: `waitgraph: Crash (${threadTitle(crash.thread)}${crash.signal ? `, ${crash.signal}` : ''})`,
+      message: `${crash.text}.`,
+    });
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 /**
- * The GitHub Action (action.yml at the repository root). It cannot run here, so its parts are
+ * The GitHub Action (action.yml at the repository root), which runs `waitgraph check --format
+ * github --sarif` (cli/commands/check.ts). It cannot run here, so its parts are
  * held to what they must be:
  * - action.yml parsed with the YAML library: every input it declares reaches the script (through
  *   env), every input it names is declared, no `${{ }}` is pasted into the script (injection);
@@ -17,8 +18,8 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { BIN, FIXTURES, FOUNDING, ROOT } from '../helpers/paths.js';
-import { sarifSchemaErrors } from '../report/validators.js';
+import { BIN, FIXTURES, FOUNDING, ROOT } from '../../helpers/paths.js';
+import { sarifSchemaErrors } from '../../report/validators.js';
 
 const UPDATE = process.env['UPDATE_GOLDEN'] === '1';
 const GOLDEN = join(FIXTURES, 'golden', 'action');
