@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROGRAMS, WAIT_ZOO } from './programs.js';
 import { buildPrograms, captureBacktraces, LIVE_FIXTURES, liveSkipReason, normaliseCapture, withProgram } from './harness.js';
+import { writeZooCaptures } from '../rules/zoos.js';
 
 export async function captureAll(log: (line: string) => void): Promise<void> {
   const reason = await liveSkipReason();
@@ -22,6 +23,8 @@ export async function captureAll(log: (line: string) => void): Promise<void> {
       log(`captured ${name} (pid ${p.pid})`);
     });
   }
+  // The rule packs' wait zoos (Rust, OpenMP, …): test/rules/zoos.ts.
+  await writeZooCaptures(log);
 }
 
 if (process.argv.includes('--write')) {

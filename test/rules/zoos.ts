@@ -1,0 +1,92 @@
+/**
+ * Wait zoos: real programs (fixtures/programs/*-wait-zoo.*) that park one named thread in each kind
+ * of wait a rule pack recognises. They are the source of the packs' rule fixtures: each is built
+ * here, run, captured with gdb (`npm run fixtures:capture` keeps a copy in fixtures/live/), and
+ * every named thread must be read by the rules this catalogue names — so a rule's frames are the
+ * ones today's toolchain really prints, not ones written by hand.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildPrograms, captureBacktraces, LIVE_FIXTURES, normaliseCapture, PROGRAMS_DIR, withProgram } from '../live/harness.js';
+
+const run = promisify(execFile);
+
+export interface ZooThread {
+  /** Rules that must fire on the thread. */
+  rules: string[];
+  /** The state the thread must end up in. */
+  state: string;
+}
+
+export interface Zoo {
+  /** File stem in fixtures/programs, binary name, and fixtures/live/<name>.txt. */
+  name: string;
+  /** The tool that must be on PATH to build or run it. */
+  tool: string;
+  /** Builds it into `dir` (binary or executable script named `name`). */
+  build: (dir: string) => Promise<void>;
+  /** Thread name (as the program sets it) → what the rules must say. */
+  threads: Record<string, ZooThread>;
+}
+
+export const ZOOS: readonly Zoo[] = [
+  {
+    name: 'rust-wait-zoo',
+    tool: 'rustc',
+    // Debug info for the program's own frames (as `cargo build` gives); std comes precompiled, optimised.
+    build: async (dir) => {
+      await run('rustc', ['-g', '--edition', '2021', '-o', join(dir, 'rust-wait-zoo'), 'rust-wait-zoo.rs'], { cwd: PROGRAMS_DIR, timeout: 300_000 });
+    },
+    threads: {
+      'mutex-waiter': { rules: ['rust.std.mutex'], state: 'blocked' },
+      'rw-reader': { rules: ['rust.std.rwlock.read'], state: 'blocked' },
+      'rw-writer': { rules: ['rust.std.rwlock.write'], state: 'blocked' },
+      'cv-waiter': { rules: ['rust.std.condvar'], state: 'idle' },
+      'once-runner': { rules: ['rust.std.once.running', 'rust.std.park'], state: 'parked' },
+      'once-waiter': { rules: ['rust.std.once.wait'], state: 'blocked' },
+      'mpsc-recv': { rules: ['rust.channel.recv'], state: 'idle' },
+      'rendezvous-recv': { rules: ['rust.channel.recv'], state: 'idle' },
+      'full-send': { rules: ['rust.channel.send'], state: 'channel-send' },
+      parked: { rules: ['rust.std.park'], state: 'parked' },
+      joiner: { rules: ['glibc.join'], state: 'joining' },
+      sleeper: { rules: ['glibc.sleep'], state: 'sleeping' },
+    },
+  },
+];
+
+/** Builds a zoo into the live harness's build dir (so the harness starts and kills it like its own programs). */
+export async function buildZoo(zoo: Zoo): Promise<string> {
+  const dir = await buildPrograms();
+  await zoo.build(dir);
+  return dir;
+}
+
+/** Captures a running zoo twice, as the live fixtures are: with libc's debug info and without. */
+export async function captureZoo(zoo: Zoo): Promise<{ full: string; bare: string }> {
+  const dir = await buildZoo(zoo);
+  return withProgram(zoo.name, async (p) => {
+    const full = normaliseCapture(await captureBacktraces(p.pid), dir);
+    const bare = normaliseCapture(await captureBacktraces(p.pid, { hideLibcDebug: true }), dir);
+    return { full, bare };
+  });
+}
+
+/** `npm run fixtures:capture`: refreshes fixtures/live/<zoo>.txt and .nodebug.txt. */
+export async function writeZooCaptures(log: (line: string) => void): Promise<void> {
+  for (const zoo of ZOOS) {
+    const { full, bare } = await captureZoo(zoo);
+    writeFileSync(join(LIVE_FIXTURES, `${zoo.name}.txt`), full);
+    writeFileSync(join(LIVE_FIXTURES, `${zoo.name}.nodebug.txt`), bare);
+    log(`captured ${zoo.name}`);
+  }
+}
+
+/** Copies a script into the build dir as an executable named like the zoo (its shebang runs it). */
+export function installScript(dir: string, source: string, name: string): void {
+  const target = join(dir, name);
+  copyFileSync(join(PROGRAMS_DIR, source), target);
+  chmodSync(target, 0o755);
+  if (!readFileSync(target, 'utf8').startsWith('#!')) throw new Error(`${source} needs a #! line`);
+}
