@@ -136,5 +136,5 @@ function goldenDifferences(want: string[], got: string[]): string[] {
   const missing = want.filter((l) => !have.has(l)).map((l) => `- ${l}`);
   const extra = got.filter((l) => !wanted.has(l)).map((l) => `+ ${l}`);
   if (missing.length === 0 && extra.length === 0) return want.join('\n') === got.join('\n') ? [] : ['the golden lists the same lines in another order'];
-  return [`yields other lines than its golden (- golden only, + yielded only):\n${[...missing, ...extra].join('\n')}`];
+  return [`yields other lines than its golden (- golden only, + yielded only):\n${[...missing, ...extra].map((l) => `  ${l}`).join('\n')}`];
 }

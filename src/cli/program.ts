@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   schema: async () => (await import('./commands/schema.js')).registerSchema,
   attach: async () => (await import('./commands/attach.js')).registerAttach,
   core: async () => (await import('./commands/core.js')).registerCore,
+  rules: async () => (await import('./commands/rules.js')).registerRules,
 };
 
 /**

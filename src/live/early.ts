@@ -52,7 +52,7 @@ export function earlyPlan(argv: readonly string[]): EarlyPlan | null {
       const v = value();
       if (v === null || !/^\d{1,5}$/.test(v) || Number(v) < 1) return null;
       timeout = v;
-    } else if (name === '--save-dump') {
+    } else if (name === '--save-dump' || name === '--disable') {
       if (value() === null) return null;
     } else if (name === '--exe' && command === 'core') {
       exe = value();

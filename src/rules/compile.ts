@@ -76,13 +76,31 @@ export function assembleRules(entries: Iterable<RuleEntry>, primitives: FrameCon
     }
     return index;
   };
+  // Ids a rule replaced with `overrides:` → the id that replaced them.
+  const replaced = new Map<string, string>();
   for (const entry of entries) {
     const source = entry.source;
     const rule = compileEntry(entry, internProcess);
+    if (rule.overrides !== undefined) {
+      const old = byId.get(rule.overrides);
+      if (!old) throw entry.fail(['overrides'], `no rule ${rule.overrides} to override${replaced.has(rule.overrides) ? ` (${replaced.get(rule.overrides)} already replaced it)` : ''}`);
+      if (old.kind !== rule.kind) throw entry.fail(['overrides'], `${rule.overrides} is a ${old.kind} rule; a ${rule.kind} rule cannot replace it`);
+      const clash = rule.id !== old.id ? byId.get(rule.id) : undefined;
+      if (clash) throw new RuleError(`${source.display}: rule id ${rule.id} is already defined in ${display(clash.file)}`);
+      byId.delete(old.id);
+      byId.set(rule.id, rule);
+      rules[rules.indexOf(old)] = rule;
+      if (old.id !== rule.id) replaced.set(old.id, rule.id);
+      continue;
+    }
     const previous = byId.get(rule.id);
-    if (previous) throw new RuleError(`${source.display}: rule id ${rule.id} is already defined in ${display(previous.file)}`);
+    if (previous) throw new RuleError(`${source.display}: rule id ${rule.id} is already defined in ${display(previous.file)} (a rule replaces another with overrides: ${rule.id})`);
     byId.set(rule.id, rule);
     rules.push(rule);
+  }
+  if (replaced.size > 0) {
+    redirect(rules, replaced);
+    for (const r of rules) byId.set(r.id, r);
   }
   const threadRules = orderThreadRules(
     rules.filter((r): r is ThreadRule => r.kind === 'thread'),
@@ -96,6 +114,43 @@ export function assembleRules(entries: Iterable<RuleEntry>, primitives: FrameCon
     }
   }
   return { threadRules, cycleRules, primitives, processConditions, byId, files };
+}
+
+/** References (`unlessRules`, cycle rules' `rules`) to a replaced id name the rule that replaced it. */
+function redirect(rules: Rule[], replaced: Map<string, string>): void {
+  const target = (id: string): string => {
+    let out = id;
+    for (let n = 0; replaced.has(out) && n <= replaced.size; n++) out = replaced.get(out) as string;
+    return out;
+  };
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i] as Rule;
+    if (r.kind === 'thread' && r.unlessRules.some((id) => replaced.has(id))) rules[i] = { ...r, unlessRules: r.unlessRules.map(target) };
+    if (r.kind === 'cycle' && r.requiredRules.some((id) => replaced.has(id))) rules[i] = { ...r, requiredRules: r.requiredRules.map(target) };
+  }
+}
+
+/**
+ * The rule set without the rules `--disable` names: rule ids or pack names (each must name one).
+ * A rule excluded `unlessRules` no longer excludes; a cycle rule that needs a disabled rule is
+ * disabled too (it could never match). The wait primitives stay: they say where a stack's own
+ * frames start for every pack.
+ */
+export function disableRules(loaded: LoadedRules, names: readonly string[]): LoadedRules {
+  if (names.length === 0) return loaded;
+  const all = [...loaded.threadRules, ...loaded.cycleRules];
+  const packs = new Set(all.map((r) => r.pack));
+  for (const name of names) {
+    if (!loaded.byId.has(name) && !packs.has(name)) throw new RuleError(`--disable ${name}: no rule or pack of that name (packs: ${[...packs].sort().join(', ')})`);
+  }
+  const off = new Set(names);
+  const gone = new Set(all.filter((r) => off.has(r.id) || off.has(r.pack)).map((r) => r.id));
+  const threadRules = loaded.threadRules
+    .filter((r) => !gone.has(r.id))
+    .map((r) => (r.unlessRules.some((id) => gone.has(id)) ? { ...r, unlessRules: r.unlessRules.filter((id) => !gone.has(id)) } : r));
+  const cycleRules = loaded.cycleRules.filter((r) => !gone.has(r.id) && !r.requiredRules.some((id) => gone.has(id)));
+  const byId = new Map<string, Rule>([...threadRules, ...cycleRules].map((r) => [r.id, r]));
+  return { ...loaded, threadRules, cycleRules, byId };
 }
 
 /** Orders rules so each comes after the rules its `unlessRules` name; a cycle among them is an error. */
@@ -122,8 +177,9 @@ export function orderThreadRules(rules: ThreadRule[], byId: Map<string, Rule>, d
 
 export type ProcessInterner = (raw: FrameConditionRaw, compiled: FrameCondition) => number;
 
-export function meta(raw: { id: string; summary: string; explanation: string; fix: string; sources: string[] }, pack: string, source: SourceFile) {
+export function meta(raw: { id: string; summary: string; explanation: string; fix: string; sources: string[]; overrides?: string }, pack: string, source: SourceFile) {
   return {
+    ...(raw.overrides !== undefined ? { overrides: raw.overrides } : {}),
     id: raw.id,
     pack,
     summary: raw.summary,

@@ -156,6 +156,8 @@ const common = {
   explanation: z.string().min(1),
   fix: z.string().min(1),
   sources: z.array(z.string().min(1)).min(1),
+  /** This rule replaces the rule with that id (a built-in, or one loaded before it): same place, and references to the old id mean this one. */
+  overrides: z.string().min(1).optional(),
 };
 
 export const ThreadRuleSchema = z.strictObject({ ...common, match: ThreadMatchSchema, effect: ThreadEffectSchema });

@@ -42,6 +42,8 @@ export interface RuleMeta {
   /** The file the rule came from (absolute path). */
   file: string;
   builtin: boolean;
+  /** The id of the rule this one replaced (`overrides:`), when it did. */
+  overrides?: string;
 }
 
 export interface ThreadRule extends RuleMeta {

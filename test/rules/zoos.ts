@@ -54,6 +54,22 @@ export const ZOOS: readonly Zoo[] = [
       sleeper: { rules: ['glibc.sleep'], state: 'sleeping' },
     },
   },
+  {
+    name: 'omp-wait-zoo',
+    tool: 'gcc',
+    // libgomp linked statically: Debian's libgomp.so.1 keeps no symbols for the functions that
+    // wait (they show as `??`); libgomp.a does, as a libgomp with debug info would.
+    build: async (dir) => {
+      await run('gcc', ['-g', '-O0', '-fopenmp', '-pthread', '-o', join(dir, 'omp-wait-zoo'), 'omp-wait-zoo.c', '-Wl,-Bstatic', '-lgomp', '-Wl,-Bdynamic'], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'bar-master': { rules: ['omp.lock.wait'], state: 'blocked' },
+      'bar-worker-1': { rules: ['omp.barrier'], state: 'omp-barrier' },
+      'bar-worker-2': { rules: ['omp.barrier'], state: 'omp-barrier' },
+      'crit-waiter': { rules: ['omp.lock.wait'], state: 'blocked' },
+      'pool-idle': { rules: ['omp.pool-idle'], state: 'idle' },
+    },
+  },
 ];
 
 /** Builds a zoo into the live harness's build dir (so the harness starts and kills it like its own programs). */

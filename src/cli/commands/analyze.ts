@@ -8,7 +8,7 @@ import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
 import { analyzeStream, isFinding } from '../../analyze/index.js';
-import { loadRuleSet } from '../../rules/rule-set.js';
+import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
@@ -16,16 +16,13 @@ import { readInputChunks } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../model/text-hygiene.js';
 
-interface AnalyzeFlags {
+interface AnalyzeFlags extends RuleFlags {
   format: Format;
-  rules: string[];
   /** --color / --no-color; undefined when neither was given. */
   color?: boolean;
   /** --group: print stacks, alike ones once (text; Markdown always groups, by functions unless given). */
   group?: GroupMode;
 }
-
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /**
  * The formats whose reporter prints stacks (Markdown and HTML group and show them). Every other format
@@ -36,17 +33,17 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 export const FORMATS_NEEDING_FRAMES: ReadonlySet<Format> = new Set<Format>(['markdown', 'html']);
 
 export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): void {
-  program
+  const command = program
     .command('analyze', { isDefault: true })
     .description('Find deadlocks and hangs in gdb thread dumps and explain them (the default command).')
     .argument('[files...]', 'files holding gdb output (`thread apply all bt`), or - for standard input (the default)')
-    .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
-    .option('--rules <file>', 'load extra rules from a YAML/JSON rule file or a folder of them (repeatable)', collect, [] as string[])
+    .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'));
+  addRuleOptions(command)
     .addOption(new Option('--group <mode>', 'print the stacks, threads with alike stacks once: exact frames or the same functions').choices(GROUP_MODES))
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .action(async (files: string[], flags: AnalyzeFlags) => {
-      const rules = await loadRuleSet({ extraFiles: flags.rules, cwd: io.cwd });
+      const rules = await rulesFromFlags(flags, io);
       const inputs = files.length === 0 ? ['-'] : files;
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {

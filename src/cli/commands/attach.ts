@@ -19,6 +19,7 @@ import { claimEarlyAttach } from '../../live/early.js';
 export interface LiveCommandOptions {
   format: string;
   rules?: string[];
+  disable: string[];
   timeout: string;
   saveDump?: string;
 }
@@ -28,6 +29,7 @@ export function addLiveOptions(command: Command): Command {
   return command
     .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
     .option('--rules <file...>', 'extra rule files or folders (same format as the built-ins)')
+    .option('--disable <rule|pack>', 'turn off a rule (by id) or a whole pack (by name) (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--timeout <seconds>', 'limit for each gdb step (attach, backtrace, each owner query)', '120')
     .option('--save-dump <file>', 'also write the backtrace text gdb printed to this file (to paste into a bug report)');
 }

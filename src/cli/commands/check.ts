@@ -21,7 +21,7 @@ import { InputError, UsageError, WaitgraphError } from '../../errors.js';
 import type { Analysis, Verdict } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
 import { analyzeStream } from '../../analyze/index.js';
-import { loadRuleSet } from '../../rules/rule-set.js';
+import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import type { LoadedRules } from '../../rules/types.js';
 import { visible } from '../../model/text-hygiene.js';
 import { githubAnnotations, workflowCommand, type Annotation } from '../../report/github.js';
@@ -315,14 +315,14 @@ function progressBar(io: CliIO): (done: number, total: number, file: string) => 
 }
 
 export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void {
-  program
+  const command = program
     .command('check')
     .description('check saved dumps against their NAME.expect.json sidecars (CI regression test)')
     .argument('[paths...]', 'dump files, folders (searched for *.txt, *.bt, *.log) or globs', ['.'])
     .option('--strict', 'count dumps without a sidecar as failures', false)
     .option('--update', 'write or refresh the sidecars from the current results', false)
-    .option('-v, --verbose', 'list the dumps without a sidecar too', false)
-    .option('--rules <file>', 'load extra rules from a YAML/JSON rule file or a folder of them (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('-v, --verbose', 'list the dumps without a sidecar too', false);
+  addRuleOptions(command)
     .addOption(new Option('-f, --format <format>', 'output format: the table, JSON, or GitHub workflow commands annotating each finding and mismatch (then the table)').choices(['text', 'json', 'github']).default('text'))
     .option('--sarif <file>', 'also write the findings of every analysed dump as one SARIF 2.1.0 log, located on the dump lines (for code scanning)')
     .addHelpText(
@@ -331,8 +331,8 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
         'In folders, golden outputs (golden/ folders, expected.* files) are not dumps.\n' +
         'Exit: 0 all checked dumps match, 1 a mismatch (or an unchecked dump with --strict), 2 unreadable input.',
     )
-    .action(async (paths: string[], options: { strict: boolean; update: boolean; verbose: boolean; rules: string[]; format: 'text' | 'json' | 'github'; sarif?: string }) => {
-      const rules = await loadRuleSet({ extraFiles: options.rules, cwd: io.cwd });
+    .action(async (paths: string[], options: RuleFlags & { strict: boolean; update: boolean; verbose: boolean; format: 'text' | 'json' | 'github'; sarif?: string }) => {
+      const rules = await rulesFromFlags(options, io);
       const sarifEntries: SarifEntry[] = [];
       const findings = new Map<CheckRow, Annotation[]>();
       const checkOptions: CheckOptions = {
