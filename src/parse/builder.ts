@@ -4,11 +4,12 @@
  * records), so a backtrace stays open until something that cannot belong to it arrives: a new
  * header, a frame whose level does not go on, prose, a prompt or a print.
  */
-import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, SignalLine, ThreadInfo } from '../model/dump.js';
+import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, ProcessLine, SignalLine, ThreadInfo } from '../model/dump.js';
 import { detach } from '../model/text-hygiene.js';
 import { DeferredFrame, splitArgs } from './frame-body.js';
 import type { LogicalLine } from './lines.js';
 import { readSignalLine } from './signals.js';
+import { readJuliaProcess, settleJuliaTask } from './julia.js';
 
 export interface BuilderOptions {
   onBacktrace?: (bt: Backtrace, index: number) => void;
@@ -25,6 +26,8 @@ export class DumpBuilder {
   readonly ownerHints: OwnerHint[] = [];
   /** gdb's signal lines (`… received signal SIGABRT, Aborted.`): a place of their own, not `ignored`. */
   readonly signals: SignalLine[] = [];
+  /** Julia's `cmd: … PID running N of M` line: a place of its own, not `ignored`. */
+  process: ProcessLine | null = null;
   frameCount = 0;
   private cur: Backtrace | null = null;
   /** Level of the last frame of `cur`, -1 when it has none. */
@@ -88,6 +91,8 @@ export class DumpBuilder {
     };
     // A header broken by a pager prompt: its second part is a marker line.
     if (line.extra !== null && line.extra.length > 0) addMarkerExtras(this.cur, line);
+    // A Julia task (`---- Task 2 (0x…)`): its thread is settled when its frames are read.
+    if (line.task !== null) this.cur.task = { ...(line.task as NonNullable<Backtrace['task']>) };
     this.lastLevel = -1;
     this.lastWasFrame = false;
   }
@@ -121,8 +126,9 @@ export class DumpBuilder {
       } else if (frame.level > prev.level + 1) {
         bt.gaps.push({ afterLevel: prev.level, beforeLevel: frame.level, sourceLine: frame.sourceLine });
       }
-      // gdb prints the caller of an inlined frame without a pc.
-      if (frame.pc === null && frame.kind === 'normal' && frame.level === prev.level + 1) prev.inlined = true;
+      // gdb prints the caller of an inlined frame without a pc (not so the one-line dialects,
+      // LLDB and Julia, which say `[inlined]` themselves).
+      if (frame.pc === null && frame.kind === 'normal' && frame.level === prev.level + 1 && !line.noJoin) prev.inlined = true;
     } else if (this.pendingElision !== null) {
       this.ignoreLine(this.pendingElision);
     }
@@ -176,11 +182,14 @@ export class DumpBuilder {
     this.lastWasFrame = false;
   }
 
-  /** `(More stack frames follow...)`, `Backtrace stopped: …`, `Quit`. */
-  trailer(line: LogicalLine, kind: 'more' | 'stopped' | 'quit'): void {
+  /** `(More stack frames follow...)`, `Backtrace stopped: …`, `Quit`, a dialect's marker line. */
+  trailer(line: LogicalLine, kind: 'more' | 'stopped' | 'quit' | 'marker'): void {
     const bt = this.cur;
     if (bt === null) return this.ignoreLine(line);
-    if (kind === 'stopped') {
+    if (kind === 'marker') {
+      // Julia's `(sticky: 1, started: 1, state: 0, tid: 7)` under its task's header.
+      if (line.task !== null && bt.task !== undefined) Object.assign(bt.task, line.task);
+    } else if (kind === 'stopped') {
       const text = line.text.trim();
       bt.stopReason = text.startsWith('Backtrace stopped: ') ? text.slice('Backtrace stopped: '.length) : text;
     } else {
@@ -201,7 +210,10 @@ export class DumpBuilder {
   other(line: LogicalLine): void {
     this.finish();
     this.printCommand = null;
-    if (!this.signalLine(line)) this.ignoreLine(line);
+    if (this.signalLine(line)) return;
+    const process = line.extra === null && this.process === null ? readJuliaProcess(line.text) : null;
+    if (process !== null) this.process = { ...process, sourceLine: line.line };
+    else this.ignoreLine(line);
   }
 
   /** Records a one-line signal line (`Program terminated with signal SIGSEGV, …`); false for any other line. */
@@ -318,6 +330,8 @@ export class DumpBuilder {
     // A cut-off last frame (`#3  0x… in jl_safepoin`): the paste ends mid-stack.
     const last = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
     if (last !== null && last.incomplete) bt.truncated = true;
+    // A Julia task: the thread it ran on, or its own identity when it was parked.
+    if (bt.task !== undefined) bt.thread = settleJuliaTask(bt.task, bt.frames);
     const markers = bt.markerLines;
     if (markers !== undefined) {
       for (let i = 1; i < markers.length; i++) {
@@ -418,6 +432,7 @@ export class DumpBuilder {
       stats: { lines, backtraces: this.backtraces.length, frames: this.frameCount, ignoredLines: this.ignored.length },
     };
     if (this.signals.length > 0) dump.signals = this.signals;
+    if (this.process !== null) dump.process = this.process;
     return dump;
   }
 
