@@ -221,6 +221,10 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   if (ruleState !== undefined) {
     state = ruleState;
     stateText = (stateRule as ThreadRule).effect.stateText ?? ruleState;
+  } else if (primary.parkedTask) {
+    // A Julia task switched out (jl_print_task_backtraces): no thread runs it.
+    state = 'task-parked';
+    stateText = 'a parked Julia task (not running on any thread)';
   } else if (primary.frameCount === 0) {
     // The default state only when no rule sets one (stateRuleOf gives only rules that do).
     state = 'unknown';

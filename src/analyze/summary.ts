@@ -39,6 +39,8 @@ export interface BacktraceSummary {
   acquireSite: FrameRef | null;
   /** Normalised function name of the acquire site (signatures use it). */
   acquireName: string | null;
+  /** A Julia task that was parked, not running on a thread, when printed (Backtrace.task). */
+  parkedTask: boolean;
 }
 
 /*
@@ -227,6 +229,9 @@ class Summary implements BacktraceSummary {
   }
   get truncated(): boolean {
     return this.bt.truncated;
+  }
+  get parkedTask(): boolean {
+    return this.bt.task !== undefined && !this.bt.task.running;
   }
   get frameCount(): number {
     return this.shape.frameCount;
