@@ -102,6 +102,8 @@ export class JuliaLines {
   private level = 0;
   /** `==== Thread N created …`: whose task list follows. */
   private listedBy: number | null = null;
+  /** The block's innermost frame while it is the only one (see `inLibc`). */
+  private first: Frame | null = null;
 
   /** A line the gdb classifier left as prose; its Julia reading, or null. */
   read(text: string): JuliaRead | null {
@@ -155,6 +157,8 @@ export class JuliaLines {
     }
     if (!this.active) return null;
     const frame = readJuliaFrame(text, this.level);
+    if (frame !== null && this.level === 1 && this.first !== null) inLibc(this.first, frame);
+    this.first = this.level === 0 ? frame : null;
     if (frame === null) {
       // Something else inside a block: the paste may stop in the middle of a frame line (`t`).
       const cut = emptyFrame(this.level, detach(text.trim()));
@@ -235,6 +239,18 @@ export function readJuliaFrame(text: string, level: number): Frame | null {
   }
   if (isJuliaLevel(name, frame.file)) frame.language = 'julia';
   return frame;
+}
+
+const LIBC = /(?:^|\/)(?:libc|libpthread)[.-]|(?:^|\/)libsystem_(?:kernel|pthread|c)\.dylib$/;
+
+/**
+ * Julia prints libc's unexported internals under a pthread call (the futex wait under
+ * `pthread_mutex_lock`) as `unknown function (ip: 0x…)`, with no library; gdb prints the same
+ * frame as `?? () from /usr/lib/libc.so.6`. A frame a libc function called at the top of the
+ * stack is libc's own code: it gets that library, as gdb's reading would.
+ */
+function inLibc(top: Frame, caller: Frame): void {
+  if (top.function === '??' && top.library === null && top.file === null && caller.library !== null && LIBC.test(caller.library)) top.library = caller.library;
 }
 
 /** A raw C++ symbol (`_ZN4llvm3orc18MaterializationTask3runEv`) as gdb prints it; other names as printed. */
