@@ -19,6 +19,7 @@ import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork
 import { resolveThreadExits } from './thread-identity.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
+import { findPartial } from './partial.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -173,7 +174,11 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   // A crashed process is dead: its waits with no known holder are no hang (crash.ts).
   const crash = findCrash({ dump, collected: crashes, threads });
   if (crash !== null) markCrashedThread(threads, crash);
-  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads, crashed: crash?.thread ?? null });
+  // Threads known only from an `info threads` row: their one frame names no holder (partial.ts).
+  const rowsOnly = new Set<string>();
+  for (const w of works) if (w.primary.infoThreadsRow && w.merged.length === 0) rowsOnly.add(w.key);
+  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads, crashed: crash?.thread ?? null, rowsOnly });
+  const partial = findPartial(dump, threads);
   const unresolved: UnresolvedWait[] = hang.unresolved;
   const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : crash !== null ? 'crash' : 'ok';
   for (const note of dump.capped ?? []) notes.push(note);
@@ -190,6 +195,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
     ...(crash !== null ? { crash } : {}),
+    ...(partial !== null ? { partial } : {}),
     stats: {
       lines: dump.stats.lines,
       backtraces: dump.stats.backtraces,

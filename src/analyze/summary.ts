@@ -41,6 +41,8 @@ export interface BacktraceSummary {
   acquireName: string | null;
   /** A Julia task that was parked, not running on a thread, when printed (Backtrace.task). */
   parkedTask: boolean;
+  /** A row of an `info threads` table, not a backtrace (Backtrace.source). */
+  infoThreadsRow: boolean;
 }
 
 /*
@@ -232,6 +234,9 @@ class Summary implements BacktraceSummary {
   }
   get parkedTask(): boolean {
     return this.bt.task !== undefined && !this.bt.task.running;
+  }
+  get infoThreadsRow(): boolean {
+    return this.bt.source === 'info-threads';
   }
   get frameCount(): number {
     return this.shape.frameCount;

@@ -121,6 +121,12 @@ export interface Backtrace {
    * `(More stack frames follow...)`, a pager `q`/`Quit`, a cut-off frame, or the input's end.
    */
   truncated: boolean;
+  /**
+   * What cut it, when `truncated`: `limit` — `(More stack frames follow...)` (`bt N`, a backtrace
+   * limit); `pager` — a `q` at gdb's pager; `paste` — the text stops in the middle of it (a frame
+   * cut off, or the end of the input). Absent when it is not truncated.
+   */
+  truncatedBy?: 'limit' | 'pager' | 'paste';
   /** Why the unwinder stopped, from `Backtrace stopped: …`, or null. */
   stopReason: string | null;
   frames: Frame[];

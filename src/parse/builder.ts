@@ -194,6 +194,7 @@ export class DumpBuilder {
       bt.stopReason = text.startsWith('Backtrace stopped: ') ? text.slice('Backtrace stopped: '.length) : text;
     } else {
       bt.truncated = true;
+      bt.truncatedBy = kind === 'more' ? 'limit' : 'pager';
     }
     addMarker(bt, line);
     bt.endLine = lastLineOf(line);
@@ -316,7 +317,10 @@ export class DumpBuilder {
 
   /** A pager `q` answer: gdb stops the command, the open backtrace is cut short. */
   pagerQuit(): void {
-    if (this.cur !== null) this.cur.truncated = true;
+    if (this.cur !== null) {
+      this.cur.truncated = true;
+      this.cur.truncatedBy = 'pager';
+    }
   }
 
   /** Closes the open backtrace and hands it out. */
@@ -329,7 +333,10 @@ export class DumpBuilder {
     }
     // A cut-off last frame (`#3  0x… in jl_safepoin`): the paste ends mid-stack.
     const last = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
-    if (last !== null && last.incomplete) bt.truncated = true;
+    if (last !== null && last.incomplete) {
+      bt.truncated = true;
+      bt.truncatedBy = 'paste';
+    }
     // A Julia task: the thread it ran on, or its own identity when it was parked.
     if (bt.task !== undefined) bt.thread = settleJuliaTask(bt.task, bt.frames);
     const markers = bt.markerLines;
@@ -384,7 +391,10 @@ export class DumpBuilder {
 
   /** End of input: a frame on the last, unterminated line was cut by the paste. */
   end(endedMidLine: boolean): void {
-    if (endedMidLine && this.lastWasFrame && this.cur !== null) this.cur.truncated = true;
+    if (endedMidLine && this.lastWasFrame && this.cur !== null) {
+      this.cur.truncated = true;
+      this.cur.truncatedBy ??= 'paste';
+    }
     this.finish();
     for (const echo of this.echoes.values()) this.emit(echo);
     this.echoes.clear();

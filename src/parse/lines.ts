@@ -330,7 +330,9 @@ function classifyThreadRow(text: string, line: number): LogicalLine | null {
   // The same target id a `Thread N (…):` header would show: read it the same way.
   ll.thread = parseThreadHeader(`Thread ${gdbId} (${targetId}):`) ?? { id: 0, gdbId: detach(gdbId), ptid: null, lwp: null, name: name === null ? null : detach(name), targetId: detach(targetId), extra: null };
   const body = m[4]!;
-  if (body.trim() !== '(running)') {
+  // `(running)`, or a row the paste cut inside the thread name (`17   Thread 0x7f… (LWP 84) "po`):
+  // no frame to read.
+  if (body.trim() !== '(running)' && !body.startsWith('"')) {
     ll.level = 0;
     ll.frame = scanFrameBody(text, text.length - body.length, ll);
   }

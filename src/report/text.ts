@@ -30,6 +30,11 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   const verdictColour = analysis.verdict === 'ok' ? c.green : analysis.verdict === 'crash' ? c.yellow : c.red;
   out.push(c.bold(verdictColour(verdictLine(analysis))));
   const shown = new Set<ThreadKey>();
+  // A partial paste says what it lacks before anything else (analyze/partial.ts).
+  if (analysis.partial !== undefined) {
+    out.push('');
+    out.push(...wrap(`Partial paste: ${analysis.partial.text} Capture it with: ${analysis.partial.command}`, '', '  '));
+  }
   const crash = analysis.crash;
   if (crash !== undefined) {
     out.push('');
