@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDump } from '../../src/parse/index.js';
-import { analyzeText } from '../../src/analyze.js';
+import { analyzeText } from '../../src/analyze/index.js';
 import { readJuliaFrame } from '../../src/parse/julia.js';
 import { exactAccountingProblems, SHAPES_DIR } from './fixtures.js';
 import { HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';
