@@ -8,7 +8,6 @@ import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
 import { markProcessConditions, prepareStackFor } from '../rules/match.js';
-import { normalizeAddress } from '../rules/arg-values.js';
 import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
@@ -17,6 +16,7 @@ import { buildDeadlocks, findHang, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
+import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 import { findPartial } from './partial.js';
@@ -147,8 +147,10 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   // pthread_join's threadid names the joined thread's header (live helper's addition).
   resolveThreadExits(works.map((w) => w.analysis), edges);
 
-  // Owner facts (gdb answers, `print` output in the text) → proven hold edges.
-  const facts = [...givenFacts, ...hintFacts(dump, notes)];
+  // Owner facts (gdb answers, `print` answers in the text linked to their waits) → proven hold edges.
+  const links = linkOwnerHints(dump.ownerHints, waits, works);
+  for (const note of links.notes) notes.push(note);
+  const facts = [...givenFacts, ...links.facts];
   applyFacts(facts, works, edges, notes);
 
   // Per-thread lists.
@@ -192,6 +194,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     edges,
     unresolved,
     facts,
+    ...(links.unlinked.length > 0 ? { unlinkedOwners: links.unlinked } : {}),
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
     ...(crash !== null ? { crash } : {}),
@@ -278,7 +281,7 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 /** Expands a resource template; a placeholder without a value gives `kind:unknown@THREAD`. */
 /** A wait's owner command: its owner shape's query (src/live/owner-queries.ts), else a user rule's own text. */
 function waitInfo(edge: Edge, w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid' }, resource: string, captures: Parameters<typeof expandTemplate>[1]): WaitInfo {
-  const base = { edge, lockLike: w.lockLike ?? true, label: w.label ?? null };
+  const base = { edge, lockLike: w.lockLike ?? true, label: w.label ?? null, captures };
   if (w.owner) {
     const asked = ownerCommandFor(resource, w.owner);
     return { ...base, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
@@ -294,102 +297,4 @@ function expandResource(template: string, captures: Parameters<typeof expandTemp
   return `${kind}:unknown@${key}`;
 }
 
-function hintFacts(dump: Dump, notes: string[]): OwnerFact[] {
-  const facts: OwnerFact[] = [];
-  for (const hint of dump.ownerHints) {
-    const kind = hint.field === '__owner' ? 'mutex' : 'rwlock';
-    if (hint.address === null) {
-      notes.push(`Line ${hint.sourceLine} prints a lock owner (${hint.field} = ${hint.ownerLwp}) but not which lock; it is not used.`);
-      continue;
-    }
-    const resource = `${kind}:${normalizeAddress(hint.address)}`;
-    if (hint.ownerLwp === 0) {
-      notes.push(`Line ${hint.sourceLine}: ${resource} has ${hint.field} = 0 (not held when printed).`);
-      continue;
-    }
-    facts.push({ resource, holder: { lwp: hint.ownerLwp }, origin: 'text', query: hint.expression, answer: String(hint.ownerLwp), sourceLine: hint.sourceLine });
-  }
-  return facts;
-}
-
-/** Adds a proven hold edge per fact; a proven holder replaces holders that rules only inferred. */
-function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], notes: string[]): void {
-  // Most dumps carry no owner facts: skip indexing every thread (a pthread_t each to normalise).
-  if (facts.length === 0) return;
-  const byLwp = new Map<number, string>();
-  const byPtid = new Map<string, string>();
-  const byId = new Map<number, string>();
-  for (const w of works) {
-    if (w.analysis.lwp !== null) byLwp.set(w.analysis.lwp, w.key);
-    if (w.analysis.ptid !== null) byPtid.set(ptidKey(w.analysis.ptid), w.key);
-    if (w.analysis.id !== null && !byId.has(w.analysis.id)) byId.set(w.analysis.id, w.key);
-  }
-  // Hold edges by resource node, so each fact costs O(1) however many edges the dump has.
-  const holdsByNode = new Map<string, Edge[]>();
-  for (const e of edges) if (e.kind === 'holds') holdsOf(e.from).push(e);
-  function holdsOf(node: string): Edge[] {
-    let list = holdsByNode.get(node);
-    if (!list) {
-      list = [];
-      holdsByNode.set(node, list);
-    }
-    return list;
-  }
-  const dropped = new Set<Edge>();
-  const added: Edge[] = [];
-  for (const fact of facts) {
-    const h = fact.holder;
-    const key =
-      (h.threadId !== undefined ? byId.get(h.threadId) : undefined) ??
-      (h.lwp !== undefined ? byLwp.get(h.lwp) : undefined) ??
-      (h.ptid !== undefined ? byPtid.get(ptidKey(h.ptid)) : undefined);
-    const resource = normalizeResourceId(fact.resource);
-    if (key === undefined) {
-      const who = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
-      notes.push(`${resource} is held by ${who}, which is not a thread of this dump (it may have exited while holding it).`);
-      continue;
-    }
-    const node = resourceNode(resource);
-    const holds = holdsOf(node);
-    if (holds.some((e) => e.evidence === 'inferred')) {
-      for (const e of holds) if (e.evidence === 'inferred') dropped.add(e);
-      holdsByNode.set(node, holds.filter((e) => e.evidence !== 'inferred'));
-    }
-    if (holdsOf(node).some((e) => e.to === threadNode(key))) continue;
-    const edge: Edge = {
-      kind: 'holds',
-      from: node,
-      to: threadNode(key),
-      evidence: 'proven',
-      ruleId: fact.origin === 'gdb' ? 'gdb-owner' : 'owner-hint',
-      site: null,
-      description: `as memory shows (${fact.query ? `${fact.query} → ` : ''}${h.lwp !== undefined ? `owner LWP ${h.lwp}` : h.ptid !== undefined ? `owner pthread ${h.ptid}` : `owner thread ${h.threadId}`})`,
-    };
-    added.push(edge);
-    holdsOf(node).push(edge);
-  }
-  if (dropped.size > 0) {
-    const kept = edges.filter((e) => !dropped.has(e));
-    edges.length = 0;
-    edges.push(...kept);
-  }
-  edges.push(...added);
-}
-
-/**
- * A pthread_t as a lookup key: gdb prints it in hex in thread headers but as a decimal number in
- * values (`thread_id = 140737351583488`, `threadid=…`), so both forms meet here.
- */
-function ptidKey(ptid: string): string {
-  const t = ptid.trim();
-  if (/^\d+$/.test(t)) return `0x${BigInt(t).toString(16)}`;
-  return normalizeAddress(t);
-}
-
-/** `mutex:0x0000AB` → `mutex:0xab`. */
-export function normalizeResourceId(id: string): string {
-  const i = id.indexOf(':');
-  if (i < 0) return id;
-  const identity = id.slice(i + 1);
-  return /^0x[0-9a-fA-F]+$/.test(identity) ? `${id.slice(0, i)}:${normalizeAddress(identity)}` : id;
-}
+export { normalizeResourceId } from './owner-links.js';

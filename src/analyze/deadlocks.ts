@@ -9,6 +9,7 @@ import { findCycleComponents, type CycleComponent } from '../graph/index.js';
 import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
+import type { ParsedArgValue } from '../rules/arg-values.js';
 
 /** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
 export interface WaitInfo {
@@ -19,6 +20,8 @@ export interface WaitInfo {
   ownerQuery: string | null;
   ownerAnswer: 'lwp' | 'ptid' | null;
   ownerShape: OwnerShape | null;
+  /** The arguments the rule captured (owner answers in the text link to the wait through their symbols). */
+  captures: Record<string, ParsedArgValue>;
 }
 
 export interface DeadlockInput {

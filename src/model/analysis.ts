@@ -179,6 +179,25 @@ export interface OwnerFact {
   query: string | null;
   answer: string | null;
   sourceLine: number | null;
+  /**
+   * For an answer in the text: how it was linked to its lock, e.g. `by the symbol <qemu_global_mutex>`,
+   * `by its address`, `by the selected thread, printed in thread 5's frame 1`.
+   */
+  link?: string;
+}
+
+/** An owner answer in the text that names no lock a wait can be linked to (so it proves nothing yet). */
+export interface UnlinkedOwner {
+  /** 1-based input line of the answer. */
+  sourceLine: number;
+  /** The printed expression, when the input shows it. */
+  expression: string | null;
+  /** What it says, e.g. `__owner = 20496`. */
+  answer: string;
+  /** Why it links to no wait, e.g. `no frame names <qemu_global_mutex>, and no thread was selected when it was printed`. */
+  reason: string;
+  /** The gdb command whose answer would link it (`print &qemu_global_mutex`), when there is one. */
+  gdbCommand: string | null;
 }
 
 /**
@@ -247,6 +266,8 @@ export interface Analysis {
   edges: Edge[];
   unresolved: UnresolvedWait[];
   facts: OwnerFact[];
+  /** Owner answers in the text that could not be linked to a lock, with why (absent when there are none). */
+  unlinkedOwners?: UnlinkedOwner[];
   /** Things the reader should know about how the input was read, e.g. merged backtraces, caps. */
   notes: string[];
   /** For verdict `hang`: threads not in `hung` that wait, directly or transitively, on a hung thread. */

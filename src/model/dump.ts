@@ -179,20 +179,66 @@ export interface JuliaTask {
 
 /**
  * gdb `print` output that names a lock owner, kept so analysis can add a proven hold edge:
- * `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, …`.
+ * `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, …` (after `(gdb) p *(pthread_mutex_t *) 0x…`),
+ * `$6 = 20595` (after `print ((pthread_mutex_t *) 0x…)->__data.__owner`), or a `bt full` local
+ * that is itself a lock. What the transcript around it shows (the command, earlier answers, the
+ * selected thread and frame) is recorded; analysis links it to the wait it answers.
  */
 export interface OwnerHint {
   /** The printed expression when the input shows it (`p *(pthread_mutex_t *) 0x5555…`), else null. */
   expression: string | null;
-  /** The lock's address when the expression or the dump names one, else null. */
+  /** The lock's address when the expression or the transcript names one, else null. */
   address: string | null;
-  /** Which owner field: `__owner` (mutex) or `__cur_writer` (rwlock). */
-  field: '__owner' | '__cur_writer';
-  /** The owner's LWP as printed (0 means unlocked / no writer). */
+  /**
+   * How `address` was found: in the expression itself, from an earlier answer (`$3 = (pthread_mutex_t *)
+   * 0x… <lock_b>` for `*$3` or `lock_b`), from `info registers` (`*(pthread_mutex_t *) $rdi`), or
+   * from an argument of the selected frame (`*mutex` after `frame 1`). Absent when `address` is null.
+   */
+  addressFrom?: 'expression' | 'history' | 'register' | 'frame-arg' | 'answer';
+  /** The variable the lock starts at, when the expression is a plain name: `qemu_global_mutex`, `mutexB`. */
+  variable?: string;
+  /** A gdb expression for the lock object itself, when one can be written (`qemu_global_mutex.lock`, `*mutex`). */
+  lockExpression?: string;
+  /**
+   * Which owner field: `__owner` (mutex; also the glibc printer's `Owner ID`), `__cur_writer`
+   * (rwlock writer; `__writer` before glibc 2.25, `Writer ID`), or `thread_id` (the CPython GIL's
+   * holder, a pthread_t).
+   */
+  field: '__owner' | '__cur_writer' | 'thread_id';
+  /** The owner as printed: the LWP for `__owner` / `__cur_writer`, the pthread_t for `thread_id`. 0 means not held. */
   ownerLwp: number;
+  /** gdb's history number of the answer (`$6` → 6); absent for a `bt full` local. */
+  history?: number;
+  /** rwlock: how many readers hold it, when printed (glibc does not record which). */
+  readers?: number;
+  /** The mutex's `__lock` word when printed (0: not locked). */
+  lockWord?: number;
+  /** Where gdb's selection stood when the value was printed, when the transcript shows it. */
+  context?: PrintContext;
   sourceLine: number;
   /** Further input lines of a print that gdb spread over several lines, 1-based (added by the parser). */
   continuationLines?: number[];
+}
+
+/** The thread (and frame) a print was typed in, from the transcript around it. */
+export interface PrintContext {
+  /** gdb's thread id (`5`, `2.4`). */
+  thread: string;
+  lwp: number | null;
+  /** The selected frame's level, or null when no frame selection was shown. */
+  frame: number | null;
+  /** The selected frame's function as printed, when shown. */
+  function?: string;
+  /** The source line gdb printed for the selected frame (`pthread_mutex_lock(&mutexB);`), when shown. */
+  source?: string;
+  /**
+   * How the context is known: `switch` — `thread N` / `frame K` answers (`[Switching to thread 5 …]`,
+   * `#1  0x… in pthread_mutex_lock () …`); `thread-apply` — the header `thread apply` printed
+   * before the answer; `bt-full` — the frame a `bt full` local belongs to.
+   */
+  from: 'switch' | 'thread-apply' | 'bt-full';
+  /** Counts gdb selections in the input: answers with the same number were printed in the same one. */
+  selection: number;
 }
 
 /** An input line that is not part of the model, with why, so nothing is silently dropped. */

@@ -10,15 +10,13 @@ import { DeferredFrame, splitArgs } from './frame-body.js';
 import type { LogicalLine } from './lines.js';
 import { readSignalLine } from './signals.js';
 import { readJuliaProcess, settleJuliaTask } from './julia.js';
+import { Transcript } from './transcript.js';
 
 export interface BuilderOptions {
   onBacktrace?: (bt: Backtrace, index: number) => void;
   keepFrames?: boolean;
 }
 
-// `p *(pthread_mutex_t *) 0x5555555580a0` → the expression after the command word.
-const PRINT_EXPRESSION = /^(?:p|print|output|call|inspect)(?:\/\w+)?\s+(.*)$/s; // `s`: `.*$` must not fail on U+2028 and backtrack over `\s+`
-const OWNER = /\b(__owner|__cur_writer|Owner ID|Writer ID) = (-?\d+)/;
 
 export class DumpBuilder {
   readonly backtraces: Backtrace[] = [];
@@ -36,8 +34,8 @@ export class DumpBuilder {
   private pendingElision: LogicalLine | null = null;
   /** The last event was a frame of `cur` (for truncation at the end of the input). */
   private lastWasFrame = false;
-  /** A print command just before an owner print: its expression. */
-  private printCommand: string | null = null;
+  /** The gdb session around the backtraces: selection, history, registers (owner answers need them). */
+  private readonly transcript = new Transcript();
   private emitted = 0;
   /**
    * The thread gdb last switched to (`[Switching to thread 5 (…)]`, `Thread 1 "x" received
@@ -77,7 +75,8 @@ export class DumpBuilder {
 
   header(line: LogicalLine): void {
     this.finish();
-    this.printCommand = null;
+    this.transcript.notAnswer();
+    if (line.thread !== null) this.transcript.header(line.thread);
     this.selected = null;
     this.curFromSwitch = false;
     this.cur = {
@@ -109,7 +108,7 @@ export class DumpBuilder {
       this.cur = { thread: null, startLine: line.line, endLine: line.line, truncated: false, stopReason: null, frames: newList(), gaps: newList() };
       this.lastLevel = -1;
     }
-    this.printCommand = null;
+    this.transcript.notAnswer();
     const bt = this.cur!;
     const frame = line.frame!;
     frame.level = line.level;
@@ -118,6 +117,8 @@ export class DumpBuilder {
     if (frame instanceof DeferredFrame) frame.deferArgs(argsText, line.argsPlain);
     else frame.args = argsText === null || argsText.length === 0 ? [] : splitArgs(argsText, line.argsPlain);
     if (line.extra) frame.continuationLines = line.extra;
+    // The frame gdb printed for `thread N` / `frame K`: the selection later prints are typed in.
+    if (this.transcript.wantsFrame) this.transcript.frame(frame);
     const prev = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
     if (prev !== null) {
       if (this.pendingElision !== null) {
@@ -154,13 +155,10 @@ export class DumpBuilder {
     if (line.extra) local.continuationLines = line.extra;
     (frame.locals ??= []).push(local);
     // `bt full` shows a lock's owner when a local is the lock itself: `m = {__data = {…, __owner = 20496, …`.
-    if (local.value.includes('__owner = ') || local.value.includes('__cur_writer = ') || local.value.includes('Owner ID = ') || local.value.includes('Writer ID = ')) {
-      const m = OWNER.exec(local.value);
-      if (m !== null) {
-        const hint: OwnerHint = { expression: detach(local.name), address: null, field: m[1] === '__cur_writer' || m[1] === 'Writer ID' ? '__cur_writer' : '__owner', ownerLwp: Number(m[2]), sourceLine: line.line };
-        if (line.extra) hint.continuationLines = line.extra;
-        this.ownerHints.push(hint);
-      }
+    if (local.value.includes('__owner = ') || local.value.includes('__cur_writer = ') || local.value.includes('__writer = ') || local.value.includes('Owner ID = ') || local.value.includes('Writer ID = ')) {
+      const hints = this.transcript.local(local.name, local.value, this.cur!.thread, frame.level, line.line);
+      if (hints.length > 0 && line.extra) hints[0]!.continuationLines = line.extra;
+      for (const hint of hints) this.ownerHints.push(hint);
     }
     this.cur!.endLine = lastLineOf(line);
     this.lastWasFrame = false;
@@ -210,7 +208,7 @@ export class DumpBuilder {
   /** Prose and anything unknown: ends the open backtrace. */
   other(line: LogicalLine): void {
     this.finish();
-    this.printCommand = null;
+    this.transcript.notAnswer();
     if (this.signalLine(line)) return;
     const process = line.extra === null && this.process === null ? readJuliaProcess(line.text) : null;
     if (process !== null) this.process = { ...process, sourceLine: line.line };
@@ -224,6 +222,19 @@ export class DumpBuilder {
     if (signal === null) return false;
     this.signals.push(signal);
     return true;
+  }
+
+  /** gdb's source line after a selected frame (`18\t  pthread_mutex_lock(&mutexB);`): noise to a backtrace, the selection's code to a print. */
+  sourceLine(line: LogicalLine): void {
+    this.transcript.source(line.text);
+    this.ignoreLine(line);
+  }
+
+  /** A row of `info registers`: remembered for prints that use the register (`*(pthread_mutex_t *) $rdi`). */
+  registerRow(line: LogicalLine): void {
+    this.finish();
+    this.transcript.register(line.name!, line.value!);
+    this.ignoreLine(line);
   }
 
   threadSwitch(line: LogicalLine): void {
@@ -243,7 +254,7 @@ export class DumpBuilder {
       this.curFromSwitch = true;
     }
     this.finish();
-    this.printCommand = null;
+    this.transcript.notAnswer();
     // `[Switching to Thread 0x… (LWP n)]` after `Thread 23 "x" received signal …` adds the target id.
     if (next.gdbId === '' && this.selected !== null && this.selected.ptid === null && this.selected.lwp === null) {
       this.selected = { ...this.selected, ptid: next.ptid, lwp: next.lwp, targetId: next.targetId };
@@ -260,12 +271,13 @@ export class DumpBuilder {
     } else if (next.gdbId !== '') {
       this.selected = next;
     }
+    if (this.selected !== null) this.transcript.switched(this.selected);
     if (!this.signalLine(line)) this.ignoreLine(line);
   }
 
   threadRow(line: LogicalLine): void {
     this.finish();
-    this.printCommand = null;
+    this.transcript.notAnswer();
     const frames: Frame[] = [];
     const frame = line.frame;
     if (frame !== null) {
@@ -292,27 +304,18 @@ export class DumpBuilder {
 
   prompt(line: LogicalLine): void {
     this.finish();
-    const m = PRINT_EXPRESSION.exec(line.name ?? '');
-    this.printCommand = m ? m[1]!.trim() : null;
+    this.transcript.command(line.name ?? '');
     this.ignoreLine(line);
   }
 
-  ownerPrint(line: LogicalLine): void {
+  /** A `$N = …` answer: owner hints when it shows a lock's owner, else ignored (the transcript remembers it). */
+  printAnswer(line: LogicalLine): void {
     this.finish();
-    const m = OWNER.exec(line.text);
-    if (m === null) return this.ignoreLine(line);
-    const expression = this.printCommand === null ? null : detach(this.printCommand);
-    const address = expression ? (/0x[0-9a-fA-F]+/.exec(expression)?.[0]?.toLowerCase() ?? null) : null;
-    const hint: OwnerHint = {
-      expression,
-      address,
-      field: m[1] === '__cur_writer' || m[1] === 'Writer ID' ? '__cur_writer' : '__owner',
-      ownerLwp: Number(m[2]),
-      sourceLine: line.line,
-    };
-    if (line.extra) hint.continuationLines = line.extra;
-    this.ownerHints.push(hint);
-    this.printCommand = null;
+    const hints = this.transcript.answer(line.text, line.line);
+    if (hints.length === 0) return this.ignoreLine(line);
+    // One print may show several locks; its lines belong to the first hint.
+    if (line.extra) hints[0]!.continuationLines = line.extra;
+    for (const hint of hints) this.ownerHints.push(hint);
   }
 
   /** A pager `q` answer: gdb stops the command, the open backtrace is cut short. */
@@ -400,9 +403,16 @@ export class DumpBuilder {
     this.echoes.clear();
     if (this.rows.length > 0) {
       const seen = new Set(this.seenThreads);
+      let byId: Map<string, ThreadInfo[]> | null = null;
       for (const { bt, line } of this.rows) {
         const gdbId = bt.thread!.gdbId;
         if (seen.has(gdbId)) {
+          // The row still says who the thread is: its LWP and pthread_t, when the backtrace's header did not (owner LWPs map through them).
+          byId ??= threadsById(this.backtraces);
+          for (const info of byId.get(gdbId) ?? []) {
+            if (info.lwp === null && bt.thread!.lwp !== null) info.lwp = bt.thread!.lwp;
+            if (info.ptid === null && bt.thread!.ptid !== null) info.ptid = bt.thread!.ptid;
+          }
           this.ignoreLine(line);
           continue;
         }
@@ -497,4 +507,16 @@ function addMarkerExtras(bt: Backtrace, line: LogicalLine): void {
 
 function lastLineOf(line: LogicalLine): number {
   return line.extra !== null && line.extra.length > 0 ? line.extra[line.extra.length - 1]! : line.line;
+}
+
+/** The ThreadInfo of every backtrace, by gdb thread id. */
+function threadsById(backtraces: readonly Backtrace[]): Map<string, ThreadInfo[]> {
+  const map = new Map<string, ThreadInfo[]>();
+  for (const bt of backtraces) {
+    if (bt.thread === null) continue;
+    const list = map.get(bt.thread.gdbId);
+    if (list) list.push(bt.thread);
+    else map.set(bt.thread.gdbId, [bt.thread]);
+  }
+  return map;
 }

@@ -29,6 +29,8 @@ export const enum Kind {
   Print,
   Switch,
   ThreadRow,
+  Source,
+  Register,
   Noise,
   Other,
   /** A line a dialect prints inside a backtrace: Julia's `(sticky: 1, …)`, `---- End task 2`. */
@@ -94,7 +96,8 @@ const MAX_MIDLINE_SPLITS = 16;
 const MAX_CAP_NOTES = 20;
 
 const FRAME_START = /^[ \t]*#(\d+)(?:[ \t]+|$)/;
-const LOCAL = /^(?: {8,}|\t+)([^\s=]+) = (.*)$/;
+// A local's name never starts with `$`: an indented `$1 = {…}` is a print answer.
+const LOCAL = /^(?: {8,}|\t+)([^\s=$][^\s=]*) = (.*)$/;
 const PROMPT = /^[ \t]*(?:\(gdb\)|\(rr\)|\(cuda-gdb\)|\(lldb\)|pwndbg>|gef➤)(?:[ \t]+(.*))?$/;
 const PRINT_COMMAND = /^[ \t]*(?:p|print|output|call|inspect)(?:\/\w+)?[ \t]+\S/;
 const PRINT_VALUE = /^[ \t]*\$\d+ = /;
@@ -107,10 +110,17 @@ const SWITCH = /^[ \t]*(?:\[(?:Switching to thread|Current thread is) (\d+(?:\.\
 const GLUED_FRAME = /^(\[Switching to thread [^\n]*?\])(#\d+\s.*)$/s; // `s`: see SWITCH
 // A record starting mid-line after a failed pretty-printer: `…frame=#7  0x00005555555562ab in Tracker::run (…`.
 const MIDLINE_FRAME = /[=(]#\d+ /g;
-// Session chatter that neither belongs to nor ends a backtrace; also the source line gdb prints
-// after a stop location (`57\t./nptl/futex-internal.c: No such file or directory.`).
+// The source line gdb prints after a stop location or a selected frame: `57\t./nptl/futex-internal.c:
+// No such file or directory.`, `14\t  std::lock_guard<std::mutex> hold_journal(journal);`.
+const SOURCE_LINE = /^[ \t]*\d+\t/;
+// The same pasted with its tab turned into spaces (`18  pthread_mutex_lock(&mutexB);`): only right after a frame line.
+const SOURCE_LINE_SPACES = /^[ \t]*\d{1,7} {2,}\S/;
+// A row of `info registers`: `rdi            0x7f8529449278      140209899737720`, `eflags         0x202               [ IF ]`.
+const REGISTER_ROW = /^[ \t]*([a-z][a-z0-9_]{0,15})[ \t]+(0x[0-9a-fA-F]{1,32}|-?\d{1,20})(?:[ \t]+(\S.*))?$/s; // `s`: see SWITCH
+const INFO_REGISTERS_COMMAND = /^(?:info|i)[ \t]+(?:r|re|reg|regi|regis|regist|registe|register|registers|all-registers)\b/;
+// Session chatter that neither belongs to nor ends a backtrace.
 const NOISE =
-  /^[ \t]*(?:\d+\t|\[New (?:Thread|LWP|process|inferior)\b|\[Thread .* exited\b|\[Inferior \d+ .*\]|(?:\S{1,2} )?warning: |Python Exception <|Downloading |Download failed|Reading symbols from |\(No debugging symbols found|\[Thread debugging using libthread_db|Using host libthread_db|\x1a\x1a)/;
+  /^[ \t]*(?:\[New (?:Thread|LWP|process|inferior)\b|\[Thread .* exited\b|\[Inferior \d+ .*\]|(?:\S{1,2} )?warning: |Python Exception <|Downloading |Download failed|Reading symbols from |\(No debugging symbols found|\[Thread debugging using libthread_db|Using host libthread_db|\x1a\x1a)/;
 
 const NO_TOKEN_TYPE = { name: 'unset' } as TokenType;
 
@@ -263,6 +273,7 @@ export function classify(text: string, line: number, deferArgs = false): Logical
       break;
   }
   if (ELISION.test(text)) return emptyLine(Kind.Elision, text, line);
+  if (c >= 48 && c <= 57 && SOURCE_LINE.test(text)) return emptyLine(Kind.Source, text, line);
   const sw = SWITCH.exec(text);
   if (sw !== null) {
     const ll = emptyLine(Kind.Switch, text, line);
@@ -470,6 +481,8 @@ export class LineReader {
   }
   /** Inside an `info threads` table (after its command or its column header). */
   private infoThreads = false;
+  /** Inside an `info registers` answer (after its command). */
+  private infoRegisters = false;
   /** Julia's own dumps: where a Julia block is open (julia.ts). */
   private readonly julia = new JuliaLines();
 
@@ -653,6 +666,19 @@ export class LineReader {
     ll.parts = parts;
     ll.quit = quit;
     this.curLastLength = text.length;
+    if (ll.kind === Kind.Other) {
+      if (cur !== null && cur.kind === Kind.Frame && SOURCE_LINE_SPACES.test(text)) ll.kind = Kind.Source;
+      else if (this.infoRegisters) {
+        const reg = REGISTER_ROW.exec(text);
+        if (reg !== null) {
+          ll.kind = Kind.Register;
+          ll.name = reg[1]!;
+          ll.value = reg[2]!;
+        }
+      }
+    }
+    if (ll.kind === Kind.Prompt) this.infoRegisters = INFO_REGISTERS_COMMAND.test(ll.name ?? '');
+    else if (ll.kind !== Kind.Register && ll.kind !== Kind.Blank && ll.kind !== Kind.Noise) this.infoRegisters = false;
     if (this.infoThreads && ll.kind === Kind.Other) {
       const row = classifyThreadRow(text, line);
       if (row !== null) {

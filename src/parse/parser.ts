@@ -19,8 +19,10 @@ import {
   MoreFramesFollow,
   NoiseLine,
   OtherLine,
-  OwnerPrint,
+  PrintAnswer,
   PromptLine,
+  RegisterRow,
+  SourceLine,
   QuitLine,
   ThreadHeader,
   ThreadSwitch,
@@ -233,7 +235,10 @@ export class BacktraceParser extends EmbeddedActionsParser {
     );
   });
 
-  /** An empty line, `[New LWP 45431]`, or a pager prompt: neither ends nor extends a backtrace. */
+  /**
+   * An empty line, `[New LWP 45431]`, a pager prompt, or gdb's source line
+   * (`14\t  std::lock_guard<std::mutex> hold_journal(journal);`): neither ends nor extends a backtrace.
+   */
   interlude = this.RULE('interlude', () => {
     this.OR(
       (this.altsInterlude ??= [
@@ -249,14 +254,29 @@ export class BacktraceParser extends EmbeddedActionsParser {
             this.act?.interlude(payload(token));
           },
         },
+        {
+          ALT: () => {
+            const token = this.CONSUME(SourceLine);
+            this.act?.sourceLine(payload(token));
+          },
+        },
       ]),
     );
   });
 
-  /** `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, …` (a lock owner printed by gdb) */
-  ownerPrint = this.RULE('ownerPrint', () => {
-    const token = this.CONSUME(OwnerPrint);
-    this.act?.ownerPrint(payload(token));
+  /**
+   * `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, …` (a lock and its owner), `$6 = 20595`,
+   * `$3 = (pthread_mutex_t *) 0x5555555580a0 <lock_b>`: any answer of gdb's `print`.
+   */
+  printAnswer = this.RULE('printAnswer', () => {
+    const token = this.CONSUME(PrintAnswer);
+    this.act?.printAnswer(payload(token));
+  });
+
+  /** `rdi            0x7f8529449278      140209899737720` (a row of `info registers`) */
+  registerRow = this.RULE('registerRow', () => {
+    const token = this.CONSUME(RegisterRow);
+    this.act?.registerRow(payload(token));
   });
 
   /** `(gdb) bt` */
@@ -281,16 +301,17 @@ export class BacktraceParser extends EmbeddedActionsParser {
   });
 
   /**
-   * A line outside any backtrace: prose (`The two locks involved are:`), prompts, prints, and
+   * A line outside any backtrace: prose (`The two locks involved are:`), prompts, print answers, register rows, and
    * stray locals or trailers (the builder attaches those to a backtrace left open at a record seam).
    */
   looseLine = this.RULE('looseLine', () => {
     this.OR(
       (this.altsLooseLine ??= [
         { ALT: () => this.SUBRULE(this.prompt) },
-        { ALT: () => this.SUBRULE(this.ownerPrint) },
+        { ALT: () => this.SUBRULE(this.printAnswer) },
         { ALT: () => this.SUBRULE(this.threadSwitch) },
         { ALT: () => this.SUBRULE(this.infoThreadsRow) },
+        { ALT: () => this.SUBRULE(this.registerRow) },
         { ALT: () => this.SUBRULE(this.locals) },
         { ALT: () => this.SUBRULE(this.elision) },
         { ALT: () => this.SUBRULE(this.trailer) },

@@ -29,12 +29,16 @@ export const LocalLine = createToken({ name: 'LocalLine', pattern: Lexer.NA });
 export const LocalsMarker = createToken({ name: 'LocalsMarker', pattern: Lexer.NA });
 /** `(gdb) thread apply all bt` (also a bare print command: `p *(pthread_mutex_t *) 0x5555555580a0`) */
 export const PromptLine = createToken({ name: 'PromptLine', pattern: Lexer.NA });
-/** `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\002\000\000\000\000\000\000\000\020P", '\000' <repeats 29 times>, __align = 2}` */
-export const OwnerPrint = createToken({ name: 'OwnerPrint', pattern: Lexer.NA });
+/** `$1 = {__data = {__lock = 2, __count = 0, __owner = 20496, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\002\000\000\000\000\000\000\000\020P\000\000\001", '\000' <repeats 26 times>, __align = 2}` (any answer of `print`: also `$6 = 20595`, `$3 = (pthread_mutex_t *) 0x5555555580a0 <lock_b>`) */
+export const PrintAnswer = createToken({ name: 'PrintAnswer', pattern: Lexer.NA });
 /** `[Switching to thread 2 (Thread 0x7ffff7a00640 (LWP 5151))]` (also `[Current thread is 1 (…)]`, `Thread 1 "crashy" received signal SIGSEGV, Segmentation fault.`) */
 export const ThreadSwitch = createToken({ name: 'ThreadSwitch', pattern: Lexer.NA });
 /** `  2    Thread 0x7ffff7a00640 (LWP 5151) "worker"  __lll_lock_wait (futex=0x5555555580a0 <lock>, private=0) at lowlevellock.c:52` (a row of `info threads`) */
 export const InfoThreadsRow = createToken({ name: 'InfoThreadsRow', pattern: Lexer.NA });
+/** `14\t  std::lock_guard<std::mutex> hold_journal(journal); // blocks: audit holds journal` (gdb's source line after a selected frame or a stop; `57\t./nptl/futex-internal.c: No such file or directory.`) */
+export const SourceLine = createToken({ name: 'SourceLine', pattern: Lexer.NA });
+/** `rdi            0x7f8529449278      140209899737720` (a row of `info registers`) */
+export const RegisterRow = createToken({ name: 'RegisterRow', pattern: Lexer.NA });
 /** `` (an empty line; gdb prints one before every thread header) */
 export const BlankLine = createToken({ name: 'BlankLine', pattern: Lexer.NA });
 /** `[New LWP 45431]`, `warning: Unable to find libthread_db matching inferior's thread library, thread debugging will not be available.`, `--Type <RET> for more, q to quit, c to continue without paging--` */
@@ -54,17 +58,17 @@ export const allTokens: TokenType[] = [
   LocalLine,
   LocalsMarker,
   PromptLine,
-  OwnerPrint,
+  PrintAnswer,
   ThreadSwitch,
   InfoThreadsRow,
+  SourceLine,
+  RegisterRow,
   BlankLine,
   NoiseLine,
   OtherLine,
 ];
 
-const OWNER_FIELD = /\b(?:__owner|__cur_writer|Owner ID|Writer ID) = \d/;
-
-/** The token type of a logical line. A `$N = …` print is an owner print only if it names an owner. */
+/** The token type of a logical line. */
 export function tokenTypeOf(line: LogicalLine): TokenType {
   switch (line.kind) {
     case Kind.Header:
@@ -88,7 +92,11 @@ export function tokenTypeOf(line: LogicalLine): TokenType {
     case Kind.Prompt:
       return PromptLine;
     case Kind.Print:
-      return OWNER_FIELD.test(line.text) ? OwnerPrint : OtherLine;
+      return PrintAnswer;
+    case Kind.Source:
+      return SourceLine;
+    case Kind.Register:
+      return RegisterRow;
     case Kind.Switch:
       return ThreadSwitch;
     case Kind.ThreadRow:

@@ -27,6 +27,8 @@ export interface JsonReport {
   edges: JsonEdge[];
   unresolved: JsonUnresolved[];
   facts: Analysis['facts'];
+  /** Owner answers in the text that link to no wait (only when there are some). */
+  unlinkedOwners?: NonNullable<Analysis['unlinkedOwners']>;
   notes: string[];
   stats: Analysis['stats'];
 }
@@ -195,6 +197,7 @@ function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map:
     edges: list(analysis.edges, jsonEdge),
     unresolved: list(analysis.unresolved, jsonUnresolved),
     facts: list(analysis.facts, same),
+    ...(analysis.unlinkedOwners !== undefined ? { unlinkedOwners: list(analysis.unlinkedOwners, same) } : {}),
     notes: list(analysis.notes, same),
     stats: analysis.stats,
   };

@@ -73,6 +73,16 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
     }
   }
 
+  const unlinked = analysis.unlinkedOwners ?? [];
+  if (unlinked.length > 0) {
+    out.push('');
+    out.push(c.bold('Owner answers not linked to a wait:'));
+    for (const u of unlinked) {
+      out.push(...wrap(`line ${u.sourceLine}: ${u.expression === null ? '' : `${u.expression} → `}${u.answer}: ${u.reason}`, '  ', '      '));
+      if (u.gdbCommand) out.push(`    ask gdb: ${c.cyan(u.gdbCommand)}`);
+    }
+  }
+
   if (options.group !== undefined) {
     const section = groupedStackSection(analysis, options.group);
     if (section.length > 0) {

@@ -1,7 +1,8 @@
 /**
  * Function-name normalisation applied before any rule pattern is tested (rules-domain §1.3), so
  * one pattern covers the spellings gdb prints for the same function across builds:
- * `sem_wait@@GLIBC_2.2.5`, `do_futex_wait.constprop.0`, `__GI___lll_lock_wait`, `ijl_gc_collect`,
+ * `sem_wait@@GLIBC_2.2.5`, `do_futex_wait.constprop.0`, `__GI___lll_lock_wait` (`_GI__pthread_mutex_lock` as
+ * mail archives mangle it), `ijl_gc_collect`,
  * Rust's `…::h0123456789abcdef`.
  */
 
@@ -44,6 +45,8 @@ export function normalizeFunctionName(name: string): string {
   // Old gdb (7.x) prints some glibc-internal symbols with a leading `*`: `*__GI___poll` (corpus 026).
   if (n.startsWith('*')) n = n.slice(1);
   if (n.startsWith('__GI_')) n = n.slice('__GI_'.length);
+  // A paste that lost underscores (mail archives and Markdown eat `__`): `_GI__pthread_mutex_lock`.
+  else if (n.startsWith('_GI_')) n = n.slice('_GI_'.length);
   if (n.startsWith('ijl_')) n = n.slice(1);
   return n;
 }

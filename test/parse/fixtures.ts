@@ -68,8 +68,9 @@ export function unaccountedLines(dump: Dump): number[] {
 /**
  * How often each input line is named by the Dump, by exactly one kind of place: `ignored`; a
  * backtrace's header (its `startLine` when no frame of it starts there); a frame or a local with
- * their continuation lines; a signal line; Julia's process line; an owner hint (one read from a `bt full` local names that local's
- * lines, so it is not counted again); a backtrace's `markerLines`. Index 0 and n+1 count names
+ * their continuation lines; a signal line; Julia's process line; an owner hint (one read from a
+ * `bt full` local names that local's lines, so it is not counted again; the hints of one print
+ * showing several locks name its lines once); a backtrace's `markerLines`. Index 0 and n+1 count names
  * outside 1..n.
  */
 export function lineClaims(dump: Dump): Uint32Array {
@@ -93,8 +94,11 @@ export function lineClaims(dump: Dump): Uint32Array {
     }
     for (const m of bt.markerLines ?? []) claim(m);
   }
+  // One print (or local) showing several locks gives a hint each: together they name its lines once.
+  const hintLines = new Set<number>();
   for (const h of dump.ownerHints) {
-    if (localLines.has(h.sourceLine)) continue;
+    if (localLines.has(h.sourceLine) || hintLines.has(h.sourceLine)) continue;
+    hintLines.add(h.sourceLine);
     claim(h.sourceLine);
     for (const c of h.continuationLines ?? []) claim(c);
   }

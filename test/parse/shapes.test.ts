@@ -225,14 +225,26 @@ const rows: Array<[string, (d: Dump) => void]> = [
   }],
   ['mutex-owner-print', (d) => {
     assert.deepEqual(d.ownerHints, [
-      { expression: '*(pthread_mutex_t *) 0x5555555580a0', address: '0x5555555580a0', field: '__owner', ownerLwp: 20496, sourceLine: 2, continuationLines: [3] },
-      { expression: 'lock2', address: null, field: '__owner', ownerLwp: 20497, sourceLine: 5 },
+      {
+        expression: '*(pthread_mutex_t *) 0x5555555580a0',
+        address: '0x5555555580a0',
+        field: '__owner',
+        ownerLwp: 20496,
+        history: 1,
+        sourceLine: 2,
+        addressFrom: 'expression',
+        lockExpression: '*(pthread_mutex_t *) 0x5555555580a0',
+        lockWord: 2,
+        continuationLines: [3],
+      },
+      // glibc's pretty printer: `pthread_mutex_t = {Type = Normal, …, Owner ID = 20497, …}`.
+      { expression: 'lock2', address: null, field: '__owner', ownerLwp: 20497, history: 2, sourceLine: 5, variable: 'lock2', lockExpression: 'lock2' },
     ]);
   }],
   ['rwlock-owner-print', (d) =>
     assert.deepEqual(d.ownerHints, [
-      { expression: 'table_lock', address: null, field: '__cur_writer', ownerLwp: 31337, sourceLine: 2 },
-      { expression: 'cache_lock', address: null, field: '__cur_writer', ownerLwp: 31338, sourceLine: 4 },
+      { expression: 'table_lock', address: null, field: '__cur_writer', ownerLwp: 31337, history: 1, sourceLine: 2, variable: 'table_lock', lockExpression: 'table_lock', readers: 0 },
+      { expression: 'cache_lock', address: null, field: '__cur_writer', ownerLwp: 31338, history: 2, sourceLine: 4, variable: 'cache_lock', lockExpression: 'cache_lock', readers: 0 },
     ])],
   ['plain-bt', (d) => assert.deepEqual([d.backtraces.length, d.backtraces[0]!.thread, d.backtraces[0]!.startLine], [1, null, 1])],
   ['gstack-no-blank-lines', (d) => assert.deepEqual(d.backtraces.map((b) => [b.thread?.id, b.frames.length]), [[2, 2], [1, 2]])],
@@ -274,7 +286,8 @@ const rows: Array<[string, (d: Dump) => void]> = [
   }],
   ['task-header', (d) => assert.deepEqual(d.backtraces.map((b) => [b.thread?.targetId, b.frames.length]), [['Task ID 1', 2], ['Task ID 2', 1]])],
   ['bt-full-mutex-local', (d) => {
-    assert.deepEqual(d.ownerHints, [{ expression: 'm', address: null, field: '__owner', ownerLwp: 5151, sourceLine: 2, continuationLines: [3] }]);
+    // A `bt full` local that is a lock: no address, and no thread header to say whose frame it is.
+    assert.deepEqual(d.ownerHints, [{ expression: 'm', address: null, field: '__owner', ownerLwp: 5151, sourceLine: 2, lockExpression: 'm', lockWord: 2, continuationLines: [3] }]);
     assert.deepEqual(frames(d)[0]!.locals!.map((l) => l.name), ['m', 'i']);
   }],
   // Captured from gdb 13 attached to a real ABBA deadlock (two pthread mutexes), `-batch`.
