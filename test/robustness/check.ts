@@ -78,6 +78,10 @@ export function accountingProblem(dump: Dump, lines: number | null): string | nu
     const p = claim(signal.sourceLine, 'a signal line');
     if (p) return p;
   }
+  if (dump.process) {
+    const p = claim(dump.process.sourceLine, 'the process line');
+    if (p) return p;
+  }
   let previousEnd = 0;
   for (const [b, bt] of dump.backtraces.entries()) {
     if (bt.startLine < 1 || bt.endLine < bt.startLine || bt.endLine > n) return `backtrace ${b} spans ${bt.startLine}..${bt.endLine} of ${n}`;
