@@ -19,6 +19,7 @@ import { resolveThreadExits } from './thread-identity.js';
 import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
+import { findPartial } from './partial.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -175,7 +176,11 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   // A crashed process is dead: its waits with no known holder are no hang (crash.ts).
   const crash = findCrash({ dump, collected: crashes, threads });
   if (crash !== null) markCrashedThread(threads, crash);
-  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads, crashed: crash?.thread ?? null });
+  // Threads known only from an `info threads` row: their one frame names no holder (partial.ts).
+  const rowsOnly = new Set<string>();
+  for (const w of works) if (w.primary.infoThreadsRow && w.merged.length === 0) rowsOnly.add(w.key);
+  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads, crashed: crash?.thread ?? null, rowsOnly });
+  const partial = findPartial(dump, threads);
   const unresolved: UnresolvedWait[] = hang.unresolved;
   const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : crash !== null ? 'crash' : 'ok';
   for (const note of dump.capped ?? []) notes.push(note);
@@ -193,6 +198,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
     ...(crash !== null ? { crash } : {}),
+    ...(partial !== null ? { partial } : {}),
     stats: {
       lines: dump.stats.lines,
       backtraces: dump.stats.backtraces,
@@ -224,6 +230,10 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   if (ruleState !== undefined) {
     state = ruleState;
     stateText = (stateRule as ThreadRule).effect.stateText ?? ruleState;
+  } else if (primary.parkedTask) {
+    // A Julia task switched out (jl_print_task_backtraces): no thread runs it.
+    state = 'task-parked';
+    stateText = 'a parked Julia task (not running on any thread)';
   } else if (primary.frameCount === 0) {
     // The default state only when no rule sets one (stateRuleOf gives only rules that do).
     state = 'unknown';

@@ -149,6 +149,8 @@ export interface HangInput {
    * holder is unknown, or is the crashed thread, is where the crash froze it, not a hang.
    */
   crashed?: ThreadKey | null;
+  /** Threads known only from an `info threads` row (one frame, no holder): they make no hang. */
+  rowsOnly?: ReadonlySet<ThreadKey>;
 }
 
 export interface HangResult {
@@ -218,10 +220,10 @@ export function findHang(input: HangInput): HangResult {
         ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
         ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
       });
-      if (!input.inDeadlock.has(key) && crashed === null) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
+      if (!input.inDeadlock.has(key) && crashed === null && input.rowsOnly?.has(key) !== true) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
       continue;
     }
-    if (!input.inDeadlock.has(key) && owners.every((o) => o !== key && o !== crashed && deadEnded(o))) {
+    if (!input.inDeadlock.has(key) && input.rowsOnly?.has(key) !== true && owners.every((o) => o !== key && o !== crashed && deadEnded(o))) {
       because(key, `${e.description}, held by ${owners.map((o) => stuckText(o)).join(' and ')}`);
     }
   }
@@ -231,7 +233,7 @@ export function findHang(input: HangInput): HangResult {
     if (e.kind !== 'waits-thread' || e.timed) continue;
     const key = nodeKey(e.from);
     const thread = threads.get(key);
-    if (!thread || thread.idle || input.inDeadlock.has(key)) continue;
+    if (!thread || thread.idle || input.inDeadlock.has(key) || input.rowsOnly?.has(key) === true) continue;
     if (deadEnded(nodeKey(e.to))) because(key, `${e.description}, but ${stuckText(nodeKey(e.to))}`);
   }
   // Threads that wait, directly or through others, on a hung thread.

@@ -21,6 +21,8 @@ export interface JsonReport {
   hangReasons: Array<{ thread: JsonThreadRef; text: string }>;
   /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
   crash?: JsonCrash;
+  /** Set when the paste is partial: what it lacks and the gdb command that captures it. */
+  partial?: NonNullable<Analysis['partial']>;
   threads: JsonThread[];
   edges: JsonEdge[];
   unresolved: JsonUnresolved[];
@@ -190,6 +192,7 @@ function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map:
     blockedBehindHang: list(analysis.hangBlockedBehind ?? [], threadRef),
     hangReasons: list(analysis.hangReasons ?? [], (r) => ({ thread: threadRef(r.thread), text: r.text })),
     ...(analysis.crash !== undefined ? { crash: jsonCrash(analysis.crash) } : {}),
+    ...(analysis.partial !== undefined ? { partial: { kind: analysis.partial.kind, text: analysis.partial.text, command: analysis.partial.command } } : {}),
     threads: list(analysis.threads, (t) => jsonThread(t, bt)),
     edges: list(analysis.edges, jsonEdge),
     unresolved: list(analysis.unresolved, jsonUnresolved),
