@@ -201,8 +201,8 @@ export interface OwnerHint {
   lockExpression?: string;
   /**
    * Which owner field: `__owner` (mutex; also the glibc printer's `Owner ID`), `__cur_writer`
-   * (rwlock writer; `__writer` before glibc 2.25, `Writer ID`), or `thread_id` (the CPython GIL's
-   * holder, a pthread_t).
+   * (rwlock writer; `__writer` before glibc 2.25, `Writer ID`), or `thread_id` (a holder named by
+   * its pthread_t: the CPython GIL's, a Julia `jl_mutex_t` owner's `system_id`).
    */
   field: '__owner' | '__cur_writer' | 'thread_id';
   /** The owner as printed: the LWP for `__owner` / `__cur_writer`, the pthread_t for `thread_id`. 0 means not held. */
