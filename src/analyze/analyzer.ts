@@ -19,6 +19,7 @@ import { resolveThreadExits } from './thread-identity.js';
 import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
+import { findPartial } from './partial.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -186,6 +187,10 @@ function finishAnalysis(
   // waits the crash froze are no hang, and the verdict is crash unless a deadlock or hang stands.
   const crash = findCrash({ dump, collected: crashes, threads });
   if (crash !== null) markCrashedThread(threads, crash);
+  // Threads known only from an `info threads` row: their one frame names no holder (partial.ts).
+  const rowsOnly = new Set<string>();
+  for (const w of works) if (w.primary.infoThreadsRow && w.merged.length === 0) rowsOnly.add(w.key);
+  const partial = findPartial(dump, threads);
   const process = processShape(threads, known);
   if (known?.ownerStatus) for (const a of absent) if (a.holder.lwp !== undefined && known.ownerStatus.has(a.holder.lwp)) a.status = known.ownerStatus.get(a.holder.lwp);
   const decision = decideVerdict({
@@ -196,6 +201,7 @@ function finishAnalysis(
     absent,
     shape: process,
     crashed: crash?.thread ?? null,
+    rowsOnly,
     deadlocksWith: (extra) => buildDeadlocks({ rules, edges: [...edges, ...extra], waits, threads, acquireNames, allOfLabels }),
   });
   const unresolved: UnresolvedWait[] = unresolvedWaits(edges, waits, threads);
@@ -223,6 +229,7 @@ function finishAnalysis(
     ...(crash !== null ? { crash } : {}),
     verdictReasons: decision.reasons,
     candidateCycles: decision.candidateCycles,
+    ...(partial !== null ? { partial } : {}),
     stats: {
       lines: dump.stats.lines,
       backtraces: dump.stats.backtraces,
@@ -273,6 +280,10 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   if (ruleState !== undefined) {
     state = ruleState;
     stateText = (stateRule as ThreadRule).effect.stateText ?? ruleState;
+  } else if (primary.parkedTask) {
+    // A Julia task switched out (jl_print_task_backtraces): no thread runs it.
+    state = 'task-parked';
+    stateText = 'a parked Julia task (not running on any thread)';
   } else if (primary.frameCount === 0) {
     // The default state only when no rule sets one (stateRuleOf gives only rules that do).
     state = 'unknown';

@@ -387,8 +387,13 @@ function crashText(t: ThreadAnalysis | undefined, key: ThreadKey, signal: string
 }
 
 function threadTitleOf(t: ThreadAnalysis | undefined, key: ThreadKey): string {
-  const base = /^bt@\d+$/.test(key) ? `the backtrace at line ${key.slice(3)}` : `thread ${key}`;
+  const base = threadTitleText(key);
   return t?.lwp != null ? `${base} (LWP ${t.lwp})` : base;
+}
+
+/** `thread 9`, or `the backtrace at line 119` for a headerless one. */
+export function threadTitleText(key: ThreadKey): string {
+  return /^bt@\d+$/.test(key) ? `the backtrace at line ${key.slice(3)}` : `thread ${key}`;
 }
 
 /** The crashing thread's state, when no rule explains it: never `running`. */

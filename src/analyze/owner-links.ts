@@ -20,6 +20,8 @@ import type { Edge, OwnerFact, UnlinkedOwner } from '../model/analysis.js';
 import type { OwnerHint } from '../model/dump.js';
 import { resourceNode, threadNode } from '../model/ids.js';
 import { printExpression } from '../parse/print-value.js';
+import { shapeOfExpression } from '../live/owner-queries.js';
+import { safeGdbCommand } from './gdb-commands.js';
 import { normalizeAddress, type ParsedArgValue } from '../rules/arg-values.js';
 import type { ThreadWork } from './threads.js';
 
@@ -28,6 +30,20 @@ export interface LinkableWait {
   edge: Edge;
   lockLike: boolean;
   captures: Record<string, ParsedArgValue>;
+  /** The gdb command a report shows for the holder; set here for a mutex known only by its thread. */
+  ownerQuery: string | null;
+  ownerAnswer: 'lwp' | 'ptid' | null;
+}
+
+/**
+ * The query for a mutex wait whose frames give no address (libc without debug info): the thread
+ * sleeps in the futex syscall at frame #0, whose first argument — `$rdi` on x86-64 — is the
+ * futex word, the mutex's first field. `thread apply` prints the thread's header before the
+ * answer, so the answer links back to this wait by its thread. Checked with gdb 13 on
+ * fixtures/programs/abba.c with libc's debug info hidden.
+ */
+export function registerQueryFor(threadKey: string): string | null {
+  return /^\d+(?:\.\d+)?$/.test(threadKey) ? `thread apply ${threadKey} print *(pthread_mutex_t *) $rdi` : null;
 }
 
 export interface OwnerLinks {
@@ -48,13 +64,33 @@ const UNKNOWN = ':unknown@';
 /** Links every owner hint; waits named only by context get the printed address as their resource. */
 export function linkOwnerHints(hints: readonly OwnerHint[], waits: readonly LinkableWait[], works: readonly ThreadWork[]): OwnerLinks {
   const out: OwnerLinks = { facts: [], unlinked: [], notes: [] };
-  if (hints.length === 0) return out;
+  if (hints.length > 0) linkAll(hints, waits, works, out);
+  // What is still known only by its thread gets the one question that names its owner.
+  for (const w of waits) {
+    if (!w.lockLike || w.ownerQuery !== null || !w.edge.to.startsWith(`res:mutex${UNKNOWN}`)) continue;
+    const query = registerQueryFor(w.edge.from.slice('thread:'.length));
+    if (query === null) continue;
+    w.ownerQuery = query;
+    w.ownerAnswer = 'lwp';
+  }
+  return out;
+}
+
+function linkAll(hints: readonly OwnerHint[], waits: readonly LinkableWait[], works: readonly ThreadWork[], out: OwnerLinks): void {
   const index = indexWaits(waits);
   const threads = new Set(works.map((w) => w.key));
   const crowded = crowdedSelections(hints);
   for (const hint of hints) {
     const kind = lockKind(hint);
     const answer = answerText(hint);
+    // The answer to a query of the owner-shape table (what attach and --gdb-commands ask): the lock is in the expression.
+    const shaped = hint.expression === null ? null : shapeOfExpression(hint.expression);
+    if (shaped !== null && !(kind !== null && index.byResource.has(shaped.resource) === false && contextRenames(hint, kind, index, threads, crowded))) {
+      const resource = shapedResource(shaped, index);
+      if (hint.ownerLwp === 0) out.notes.push(`Line ${hint.sourceLine}: ${resource} is not held (${hint.expression} → 0).`);
+      else out.facts.push(fact(hint, resource, shaped.answer === 'lwp' ? { lwp: hint.ownerLwp } : { ptid: `0x${BigInt(hint.ownerLwp).toString(16)}` }, shaped.shape === 'gil' ? 'the GIL holder' : 'by its address'));
+      continue;
+    }
     if (kind === null) {
       // The GIL's holder: one lock per process, named by the expression itself.
       if (hint.ownerLwp !== 0) out.facts.push(fact(hint, 'py:gil', { ptid: `0x${BigInt(hint.ownerLwp).toString(16)}` }, 'the GIL holder'));
@@ -80,7 +116,22 @@ export function linkOwnerHints(hints: readonly OwnerHint[], waits: readonly Link
     }
     out.facts.push(fact(hint, target.resource, { lwp: hint.ownerLwp }, target.how));
   }
-  return out;
+}
+
+/** The wait resource a shaped query names: the wait on that lock with that shape, else the shape's own kind. */
+function shapedResource(shaped: NonNullable<ReturnType<typeof shapeOfExpression>>, index: WaitIndex): string {
+  if (shaped.resource === 'py:gil' || index.byResource.has(shaped.resource)) return shaped.resource;
+  const identity = shaped.resource.slice(shaped.resource.indexOf(':') + 1);
+  for (const [resource, waits] of index.byResource) {
+    if (resource.endsWith(`:${identity}`) && waits.some((w) => w.edge.ownerShape === shaped.shape)) return resource;
+  }
+  return shaped.resource;
+}
+
+/** True when a hint's own address names no wait but its selected thread's unknown wait is the one it answers. */
+function contextRenames(hint: OwnerHint, kind: LockKind, index: WaitIndex, threads: Set<string>, crowded: Set<number>): boolean {
+  const target = linkOne(hint, kind, index, threads, crowded);
+  return !('reason' in target) && target.rename !== undefined;
 }
 
 /** Which lock kind an owner field belongs to; null for the GIL holder. */
@@ -200,6 +251,11 @@ function linkOne(hint: OwnerHint, kind: LockKind, index: WaitIndex, threads: Set
   }
   if (sourceSays === false) return { reason: `thread ${context?.thread}'s source line ${JSON.stringify(codeOf(context?.source ?? ''))} takes another lock` };
   const w = contextWait();
+  // `*(pthread_mutex_t *) $rdi` with no register shown: only a locked mutex there says the register held its address.
+  const register = hint.expression === null ? undefined : printExpression(hint.expression)?.base;
+  if (!('reason' in w) && register?.kind === 'convenience' && !/^\d+$/.test(register.name) && !(hint.lockWord !== undefined && hint.lockWord !== 0)) {
+    return { reason: `$${register.name} does not point at a locked mutex (its __lock is ${hint.lockWord ?? 'not shown'})` };
+  }
   if (!('reason' in w)) {
     const resource = w.edge.to.slice('res:'.length);
     return { resource, how: 'by the selected thread' };
@@ -256,8 +312,17 @@ function renameWait(w: LinkableWait, resource: string, hint: OwnerHint): void {
   w.edge.basis = 'owner-print';
 }
 
-/** The gdb command whose answer would link an unlinked hint: the lock's address, asked where the expression means it. */
+/**
+ * The gdb command whose answer would link an unlinked hint: the lock's address, asked where the
+ * expression means it. Only a command that reads memory and calls nothing (the expression comes
+ * from the pasted text, which anyone can write): null otherwise.
+ */
 export function linkCommand(hint: OwnerHint): string | null {
+  const command = linkCommandOf(hint);
+  return command !== null && safeGdbCommand(command) ? command : null;
+}
+
+function linkCommandOf(hint: OwnerHint): string | null {
   const c = hint.context;
   if (hint.expression === null) return hint.history !== undefined ? `print &$${hint.history}` : null;
   // A variable the lock starts at: its address is all that is missing.

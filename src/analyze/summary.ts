@@ -43,6 +43,10 @@ export interface BacktraceSummary {
   acquireSite: FrameRef | null;
   /** Normalised function name of the first frame after the wait primitives (signatures use it). */
   acquireName: string | null;
+  /** A Julia task that was parked, not running on a thread, when printed (Backtrace.task). */
+  parkedTask: boolean;
+  /** A row of an `info threads` table, not a backtrace (Backtrace.source). */
+  infoThreadsRow: boolean;
 }
 
 /*
@@ -231,6 +235,12 @@ class Summary implements BacktraceSummary {
   }
   get truncated(): boolean {
     return this.bt.truncated;
+  }
+  get parkedTask(): boolean {
+    return this.bt.task !== undefined && !this.bt.task.running;
+  }
+  get infoThreadsRow(): boolean {
+    return this.bt.source === 'info-threads';
   }
   get frameCount(): number {
     return this.shape.frameCount;

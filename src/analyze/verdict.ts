@@ -49,6 +49,8 @@ export interface VerdictInput {
   shape: ProcessShape;
   /** The thread that crashed (crash.ts), or null: it runs no more, but neither does it wait. */
   crashed: ThreadKey | null;
+  /** Threads known only from an `info threads` row (partial.ts): one frame, no holder; they are not known to be stuck. */
+  rowsOnly?: ReadonlySet<ThreadKey>;
   /** The deadlocks of the wait-for graph with these hold edges added (for a forced candidate cycle). */
   deadlocksWith: (extraHolds: Edge[]) => Deadlock[];
 }
@@ -79,7 +81,9 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   const needs = needsOf(input, gone);
   // The crashed thread is no wait: what the crash froze is where the process died, not a hang (the
   // crash verdict says so), so it counts as a thread that can go on.
-  const progress = computeProgress(input.threads.map((t) => (t.key === input.crashed ? { ...progressThread(t, []), blocked: false } : progressThread(t, needs.get(t.key) ?? []))));
+  // A thread seen only in an `info threads` row may be anywhere beyond that frame: not known to be stuck either.
+  const notStuck = (key: ThreadKey): boolean => key === input.crashed || input.rowsOnly?.has(key) === true;
+  const progress = computeProgress(input.threads.map((t) => (notStuck(t.key) ? { ...progressThread(t, []), blocked: false } : progressThread(t, needs.get(t.key) ?? []))));
   const stuck = new Set(progress.stuck);
   const none = { deadlocks: [] as Deadlock[], extraEdges: [] as Edge[], hung: [] as ThreadKey[], hangBlockedBehind: [] as ThreadKey[], hangReasons: [], candidateCycles: [] as CandidateCycle[], notes: [] as string[] };
 

@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   attach: async () => (await import('./commands/attach.js')).registerAttach,
   core: async () => (await import('./commands/core.js')).registerCore,
   rules: async () => (await import('./commands/rules.js')).registerRules,
+  explain: async () => (await import('./commands/explain.js')).registerExplain,
 };
 
 /**

@@ -14,7 +14,7 @@ import { gdbIndexCacheFrom, gdbPathFrom } from './gdb-session.js';
 import { parsePid, startLive, type LiveTarget, type StartedAttach } from './investigate.js';
 
 /** The report formats (report/index.ts FORMATS; a test keeps the two lists equal). */
-export const EARLY_FORMATS: readonly string[] = ['text', 'json', 'markdown', 'mermaid', 'dot', 'svg', 'sarif', 'html'];
+export const EARLY_FORMATS: readonly string[] = ['text', 'json', 'markdown', 'mermaid', 'dot', 'svg', 'sarif', 'html', 'github'];
 
 export interface EarlyPlan {
   target: LiveTarget;

@@ -78,6 +78,36 @@ export function queryFor(resource: ResourceId, shape?: OwnerShape | null): Owner
   return { resource, expressions: q.expressions(identity), answer: q.answer, label: q.label(identity) };
 }
 
+/** Resource kinds of the locks a shape reads, when no wait names the lock (`mutex:ADDR`, …). */
+const SHAPE_KINDS: Readonly<Record<OwnerShape, string>> = { 'pthread-mutex': 'mutex', 'pthread-rwlock': 'rwlock', gil: 'py', 'jl-mutex': 'jlmutex', 'grec-mutex': 'grecmutex', 'py-rlock': 'pyrlock' };
+
+/** One shape's expressions as patterns with the address as a group, made once (the table is fixed). */
+const SHAPE_PATTERNS: ReadonlyArray<{ shape: OwnerShape; pattern: RegExp; address: boolean; answer: AnswerKind }> = (Object.keys(SHAPES) as OwnerShape[]).flatMap((shape) => {
+  const q = SHAPES[shape];
+  const marker = '0xfeedface';
+  return q.expressions(marker).map((e) => {
+    const spaced = e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*').replace(marker, '(0x[0-9a-fA-F]{1,16})');
+    return { shape, pattern: new RegExp(`^\\s*${spaced}\\s*$`), address: q.address, answer: q.answer };
+  });
+});
+
+/**
+ * The owner shape a printed expression asks about, and the lock it names: the reverse of the table
+ * above, so an answer to any query live mode or a `--gdb-commands` file asks (`print
+ * ((pthread_mutex_t *) 0x…)->__data.__owner`, the GIL variants, a GRecMutex's inner mutex) is read
+ * back from a saved transcript. Null for any other expression.
+ */
+export function shapeOfExpression(expression: string): { shape: OwnerShape; resource: ResourceId; answer: AnswerKind } | null {
+  for (const p of SHAPE_PATTERNS) {
+    const m = p.pattern.exec(expression);
+    if (m === null) continue;
+    const kind = SHAPE_KINDS[p.shape];
+    const resource = p.address ? `${kind}:${(m[1] as string).toLowerCase().replace(/^0x0+(?=.)/, '0x')}` : 'py:gil';
+    return { shape: p.shape, resource, answer: p.answer };
+  }
+  return null;
+}
+
 /** The gdb command a report shows for an unresolved wait (the first variant of the shape's query), or null. */
 export function ownerCommandFor(resource: ResourceId, shape: OwnerShape): { command: string; answer: AnswerKind } | null {
   const q = queryFor(resource, shape);
@@ -136,4 +166,20 @@ export function factFromAnswer(asked: AskedQuery): OwnerFact | null {
   if (n === null || n <= 0n) return null;
   const holder = asked.query.answer === 'lwp' ? { lwp: Number(n) } : { ptid: `0x${n.toString(16)}` };
   return { resource: asked.query.resource, holder, origin: 'gdb', query: asked.command, answer: asked.answer, sourceLine: null };
+}
+
+/**
+ * The owner questions and gdb's answers in the form of an interactive session, for a saved dump
+ * (`attach --save-dump`): `(gdb) print ((pthread_mutex_t *) 0x…)->__data.__owner` then `$1 = 6171`,
+ * or gdb's error line. Read back, each answer links to its wait by the address in its expression,
+ * so the saved file proves what attach proved (src/analyze/owner-links.ts).
+ */
+export function transcriptOf(asked: readonly AskedQuery[]): string {
+  const lines: string[] = [];
+  let history = 0;
+  for (const a of asked) {
+    lines.push(`(gdb) ${a.command}`);
+    lines.push(a.ok ? `$${++history} = ${a.answer.replace(/\s*\n\s*/g, ' ')}` : a.answer.replace(/\s*\n\s*/g, ' '));
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

@@ -287,6 +287,20 @@ export interface Crash {
  */
 export type CrashEvidenceKind = 'signal-line' | 'abort' | 'assert' | 'signal-handler' | 'freed-memory';
 
+/**
+ * What a partial paste lacks (analyze/partial.ts): `info-threads` — only `info threads` rows;
+ * `one-thread` — one thread of a process with more; `backtrace-limit` — every backtrace cut at
+ * `(More stack frames follow...)` before any frame a rule knows; `cut-mid-thread` — the paste stops
+ * inside a thread.
+ */
+export interface PartialPaste {
+  kind: 'info-threads' | 'one-thread' | 'backtrace-limit' | 'cut-mid-thread';
+  /** One sentence: what is missing. */
+  text: string;
+  /** The gdb command that captures it. */
+  command: string;
+}
+
 export interface AnalysisStats {
   lines: number;
   backtraces: number;
@@ -319,6 +333,8 @@ export interface Analysis {
   candidateCycles: CandidateCycle[];
   /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
   crash?: Crash;
+  /** Set when the paste is partial: what it lacks, and the gdb command that captures it. */
+  partial?: PartialPaste;
   stats: AnalysisStats;
   /** The parsed input, so reporters can print stacks. */
   dump: Dump;

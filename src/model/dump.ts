@@ -67,6 +67,14 @@ export interface Frame {
   continuationLines?: number[];
   /** `bt full` locals under this frame, if any were printed. */
   locals?: FrameLocal[];
+  /**
+   * The frame's language when it is not native code: `julia` for the Julia-level frames of Julia's
+   * own dumps (`macro expansion at ./threadingconstructs.jl:215`, `wait at ./task.jl:994`). Absent
+   * for native frames (C, C++, and the `julia_*` JIT code gdb shows).
+   */
+  language?: 'julia';
+  /** The byte offset into the function LLDB prints (`libc.so.6\`raise + 55`), when it does. */
+  offset?: number;
 }
 
 /** The thread a backtrace belongs to, from its `Thread N (…):` header. */
@@ -113,6 +121,12 @@ export interface Backtrace {
    * `(More stack frames follow...)`, a pager `q`/`Quit`, a cut-off frame, or the input's end.
    */
   truncated: boolean;
+  /**
+   * What cut it, when `truncated`: `limit` — `(More stack frames follow...)` (`bt N`, a backtrace
+   * limit); `pager` — a `q` at gdb's pager; `paste` — the text stops in the middle of it (a frame
+   * cut off, or the end of the input). Absent when it is not truncated.
+   */
+  truncatedBy?: 'limit' | 'pager' | 'paste';
   /** Why the unwinder stopped, from `Backtrace stopped: …`, or null. */
   stopReason: string | null;
   frames: Frame[];
@@ -136,6 +150,31 @@ export interface Backtrace {
    *   thread N …]`), repeated by the backtrace of the same thread that follows it. Prefer that one.
    */
   source?: 'info-threads' | 'selected-frame';
+  /**
+   * A task of Julia's `jl_print_task_backtraces` output (`---- Task 2 (0x7f1a2c3d4e50)`), absent for
+   * every other backtrace. A task running on a thread when it was printed is that thread's stack
+   * (`thread` is Julia thread `tid`); a parked one is not a thread's (its stack starts at a task
+   * switch) and gets an identity of its own.
+   */
+  task?: JuliaTask;
+}
+
+export interface JuliaTask {
+  /** `root` for a thread's root task, else its number in its thread's list (`2`). */
+  task: string;
+  /** The `jl_task_t *`, lower-case hex. */
+  address: string;
+  /** The thread whose list holds it (`==== Thread 7 created 2 live tasks`), or null. */
+  listedBy: number | null;
+  /** From `(sticky: 1, started: 1, state: 0, tid: 7)`, null until that line is read. */
+  sticky: boolean | null;
+  started: boolean | null;
+  /** 0 runnable, 1 done, 2 failed (JL_TASK_STATE_*). */
+  state: number | null;
+  /** The Julia thread it is bound to or runs on, 1-based; 0: none. */
+  tid: number | null;
+  /** Running on thread `tid` when printed (its stack is that thread's), or parked. */
+  running: boolean;
 }
 
 /**
@@ -162,8 +201,8 @@ export interface OwnerHint {
   lockExpression?: string;
   /**
    * Which owner field: `__owner` (mutex; also the glibc printer's `Owner ID`), `__cur_writer`
-   * (rwlock writer; `__writer` before glibc 2.25, `Writer ID`), or `thread_id` (the CPython GIL's
-   * holder, a pthread_t).
+   * (rwlock writer; `__writer` before glibc 2.25, `Writer ID`), or `thread_id` (a holder named by
+   * its pthread_t: the CPython GIL's, a Julia `jl_mutex_t` owner's `system_id`).
    */
   field: '__owner' | '__cur_writer' | 'thread_id';
   /** The owner as printed: the LWP for `__owner` / `__cur_writer`, the pthread_t for `thread_id`. 0 means not held. */
@@ -229,6 +268,15 @@ export interface SignalLine {
   sourceLine: number;
 }
 
+export interface ProcessLine {
+  command: string;
+  pid: number;
+  /** Threads running, and threads in all (`running 2 of 5`). */
+  running: number;
+  threads: number;
+  sourceLine: number;
+}
+
 export interface DumpStats {
   /** Number of input lines (a final line without `\n` counts; an empty input has 0). */
   lines: number;
@@ -245,6 +293,11 @@ export interface Dump {
   stats: DumpStats;
   /** Signal lines (`… received signal SIGABRT, Aborted.`), in input order; absent when there are none. */
   signals?: SignalLine[];
+  /**
+   * Julia's `cmd: /usr/bin/julia 9614 running 2 of 5` line, when the input has one: the process,
+   * and how many of its threads were running (so a dump showing fewer is known to be partial).
+   */
+  process?: ProcessLine;
   /**
    * Limits the parser applied, one sentence each with its line (a frame wrapped over too many
    * lines, a `bt full` value too long, too many frames in one line), so a report can say what was

@@ -4,11 +4,12 @@
  * records), so a backtrace stays open until something that cannot belong to it arrives: a new
  * header, a frame whose level does not go on, prose, a prompt or a print.
  */
-import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, SignalLine, ThreadInfo } from '../model/dump.js';
+import type { Backtrace, Dump, Frame, IgnoredLine, OwnerHint, ProcessLine, SignalLine, ThreadInfo } from '../model/dump.js';
 import { detach } from '../model/text-hygiene.js';
 import { DeferredFrame, splitArgs } from './frame-body.js';
 import type { LogicalLine } from './lines.js';
 import { readSignalLine } from './signals.js';
+import { readJuliaProcess, settleJuliaTask } from './julia.js';
 import { Transcript } from './transcript.js';
 
 export interface BuilderOptions {
@@ -23,6 +24,8 @@ export class DumpBuilder {
   readonly ownerHints: OwnerHint[] = [];
   /** gdb's signal lines (`… received signal SIGABRT, Aborted.`): a place of their own, not `ignored`. */
   readonly signals: SignalLine[] = [];
+  /** Julia's `cmd: … PID running N of M` line: a place of its own, not `ignored`. */
+  process: ProcessLine | null = null;
   frameCount = 0;
   private cur: Backtrace | null = null;
   /** Level of the last frame of `cur`, -1 when it has none. */
@@ -87,6 +90,8 @@ export class DumpBuilder {
     };
     // A header broken by a pager prompt: its second part is a marker line.
     if (line.extra !== null && line.extra.length > 0) addMarkerExtras(this.cur, line);
+    // A Julia task (`---- Task 2 (0x…)`): its thread is settled when its frames are read.
+    if (line.task !== null) this.cur.task = { ...(line.task as NonNullable<Backtrace['task']>) };
     this.lastLevel = -1;
     this.lastWasFrame = false;
   }
@@ -122,8 +127,9 @@ export class DumpBuilder {
       } else if (frame.level > prev.level + 1) {
         bt.gaps.push({ afterLevel: prev.level, beforeLevel: frame.level, sourceLine: frame.sourceLine });
       }
-      // gdb prints the caller of an inlined frame without a pc.
-      if (frame.pc === null && frame.kind === 'normal' && frame.level === prev.level + 1) prev.inlined = true;
+      // gdb prints the caller of an inlined frame without a pc (not so the one-line dialects,
+      // LLDB and Julia, which say `[inlined]` themselves).
+      if (frame.pc === null && frame.kind === 'normal' && frame.level === prev.level + 1 && !line.noJoin) prev.inlined = true;
     } else if (this.pendingElision !== null) {
       this.ignoreLine(this.pendingElision);
     }
@@ -174,15 +180,19 @@ export class DumpBuilder {
     this.lastWasFrame = false;
   }
 
-  /** `(More stack frames follow...)`, `Backtrace stopped: …`, `Quit`. */
-  trailer(line: LogicalLine, kind: 'more' | 'stopped' | 'quit'): void {
+  /** `(More stack frames follow...)`, `Backtrace stopped: …`, `Quit`, a dialect's marker line. */
+  trailer(line: LogicalLine, kind: 'more' | 'stopped' | 'quit' | 'marker'): void {
     const bt = this.cur;
     if (bt === null) return this.ignoreLine(line);
-    if (kind === 'stopped') {
+    if (kind === 'marker') {
+      // Julia's `(sticky: 1, started: 1, state: 0, tid: 7)` under its task's header.
+      if (line.task !== null && bt.task !== undefined) Object.assign(bt.task, line.task);
+    } else if (kind === 'stopped') {
       const text = line.text.trim();
       bt.stopReason = text.startsWith('Backtrace stopped: ') ? text.slice('Backtrace stopped: '.length) : text;
     } else {
       bt.truncated = true;
+      bt.truncatedBy = kind === 'more' ? 'limit' : 'pager';
     }
     addMarker(bt, line);
     bt.endLine = lastLineOf(line);
@@ -199,7 +209,10 @@ export class DumpBuilder {
   other(line: LogicalLine): void {
     this.finish();
     this.transcript.notAnswer();
-    if (!this.signalLine(line)) this.ignoreLine(line);
+    if (this.signalLine(line)) return;
+    const process = line.extra === null && this.process === null ? readJuliaProcess(line.text) : null;
+    if (process !== null) this.process = { ...process, sourceLine: line.line };
+    else this.ignoreLine(line);
   }
 
   /** Records a one-line signal line (`Program terminated with signal SIGSEGV, …`); false for any other line. */
@@ -307,7 +320,10 @@ export class DumpBuilder {
 
   /** A pager `q` answer: gdb stops the command, the open backtrace is cut short. */
   pagerQuit(): void {
-    if (this.cur !== null) this.cur.truncated = true;
+    if (this.cur !== null) {
+      this.cur.truncated = true;
+      this.cur.truncatedBy = 'pager';
+    }
   }
 
   /** Closes the open backtrace and hands it out. */
@@ -320,7 +336,12 @@ export class DumpBuilder {
     }
     // A cut-off last frame (`#3  0x… in jl_safepoin`): the paste ends mid-stack.
     const last = bt.frames.length > 0 ? bt.frames[bt.frames.length - 1]! : null;
-    if (last !== null && last.incomplete) bt.truncated = true;
+    if (last !== null && last.incomplete) {
+      bt.truncated = true;
+      bt.truncatedBy = 'paste';
+    }
+    // A Julia task: the thread it ran on, or its own identity when it was parked.
+    if (bt.task !== undefined) bt.thread = settleJuliaTask(bt.task, bt.frames);
     const markers = bt.markerLines;
     if (markers !== undefined) {
       for (let i = 1; i < markers.length; i++) {
@@ -373,7 +394,10 @@ export class DumpBuilder {
 
   /** End of input: a frame on the last, unterminated line was cut by the paste. */
   end(endedMidLine: boolean): void {
-    if (endedMidLine && this.lastWasFrame && this.cur !== null) this.cur.truncated = true;
+    if (endedMidLine && this.lastWasFrame && this.cur !== null) {
+      this.cur.truncated = true;
+      this.cur.truncatedBy ??= 'paste';
+    }
     this.finish();
     for (const echo of this.echoes.values()) this.emit(echo);
     this.echoes.clear();
@@ -428,6 +452,7 @@ export class DumpBuilder {
       stats: { lines, backtraces: this.backtraces.length, frames: this.frameCount, ignoredLines: this.ignored.length },
     };
     if (this.signals.length > 0) dump.signals = this.signals;
+    if (this.process !== null) dump.process = this.process;
     return dump;
   }
 

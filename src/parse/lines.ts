@@ -11,6 +11,8 @@ import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './fr
 import { detach } from '../model/text-hygiene.js';
 import { parseThreadHeader } from './thread-header.js';
 import { parseLldbFrame, parseLldbThread } from './lldb.js';
+import { JuliaLines, type JuliaRead } from './julia.js';
+import type { JuliaTask } from '../model/dump.js';
 
 /** Line classes; each is one Chevrotain token type in tokens.ts. */
 export const enum Kind {
@@ -31,6 +33,8 @@ export const enum Kind {
   Register,
   Noise,
   Other,
+  /** A line a dialect prints inside a backtrace: Julia's `(sticky: 1, …)`, `---- End task 2`. */
+  Marker,
 }
 
 /**
@@ -59,6 +63,8 @@ export interface LogicalLine extends IToken {
   noJoin: boolean;
   /** Thread header (Kind.Header). */
   thread: ThreadInfo | null;
+  /** A Julia task header's task, or a task state marker's fields (julia.ts). */
+  task: Partial<JuliaTask> | null;
   /** Local name / print or prompt command, depending on the kind. */
   name: string | null;
   /** Local value (Kind.Local). */
@@ -131,6 +137,7 @@ function emptyLine(kind: Kind, text: string, line: number): LogicalLine {
     argsPlain: false,
     noJoin: false,
     thread: null,
+    task: null,
     name: null,
     value: null,
     open: 0,
@@ -334,7 +341,9 @@ function classifyThreadRow(text: string, line: number): LogicalLine | null {
   // The same target id a `Thread N (…):` header would show: read it the same way.
   ll.thread = parseThreadHeader(`Thread ${gdbId} (${targetId}):`) ?? { id: 0, gdbId: detach(gdbId), ptid: null, lwp: null, name: name === null ? null : detach(name), targetId: detach(targetId), extra: null };
   const body = m[4]!;
-  if (body.trim() !== '(running)') {
+  // `(running)`, or a row the paste cut inside the thread name (`17   Thread 0x7f… (LWP 84) "po`):
+  // no frame to read.
+  if (body.trim() !== '(running)' && !body.startsWith('"')) {
     ll.level = 0;
     ll.frame = scanFrameBody(text, text.length - body.length, ll);
   }
@@ -362,6 +371,39 @@ function classifyLldb(text: string, line: number): LogicalLine | null {
   return null;
 }
 
+/** A line Julia's own dumps print (julia.ts), as a logical line. */
+function juliaLine(read: JuliaRead, text: string, line: number): LogicalLine {
+  switch (read.kind) {
+    case 'frame': {
+      const ll = emptyLine(Kind.Frame, text, line);
+      ll.frame = read.frame;
+      ll.level = read.level;
+      ll.noJoin = true;
+      // A line that may be a frame cut off by the end of the paste, or prose (see LineReader).
+      if (read.cut) ll.name = JULIA_CUT;
+      return ll;
+    }
+    case 'task': {
+      const ll = emptyLine(Kind.Header, text, line);
+      ll.thread = read.thread;
+      ll.task = read.task;
+      return ll;
+    }
+    case 'marker': {
+      const ll = emptyLine(Kind.Marker, text, line);
+      ll.task = read.task;
+      return ll;
+    }
+    case 'noise':
+      return emptyLine(Kind.Noise, text, line);
+  }
+}
+
+/** `LogicalLine.name` of a Julia line that is a frame only if nothing follows it. */
+const JULIA_CUT = 'julia-cut';
+/** `#1 at …`, `#251#threadsfor_fun at …`: a gdb frame has its pc or function after the level. */
+const JULIA_HASH_FRAME = /^[ \t]*#\S* at \S/;
+
 /** Where a second frame record starts inside a frame line (after `=` or `(`), or -1. */
 function midlineFrame(text: string): number {
   MIDLINE_FRAME.lastIndex = 1;
@@ -386,6 +428,13 @@ function switchedThread(m: RegExpExecArray): ThreadInfo {
   const lwp = /(?:LWP|process) (\d+)/.exec(target);
   if (lwp) info.lwp = Number(lwp[1]);
   return info;
+}
+
+function reclassifyAsOther(ll: LogicalLine): void {
+  ll.kind = Kind.Other;
+  ll.frame = null;
+  ll.level = -1;
+  ll.name = null;
 }
 
 function startsRecord(text: string): boolean {
@@ -434,6 +483,8 @@ export class LineReader {
   private infoThreads = false;
   /** Inside an `info registers` answer (after its command). */
   private infoRegisters = false;
+  /** Julia's own dumps: where a Julia block is open (julia.ts). */
+  private readonly julia = new JuliaLines();
 
   /**
    * `deferArgs`: gdb frame lines get DeferredFrame frames (the parser sets it when it drops
@@ -586,10 +637,18 @@ export class LineReader {
     if (cur !== null && this.tryJoin(cur, text, line, extra)) return;
     if (cur !== null) {
       this.cur = null;
+      // A Julia line that would be a cut-off last frame: a line follows, so it is prose.
+      if (cur.name === JULIA_CUT) reclassifyAsOther(cur);
       this.emit(cur);
     }
     // A frame line tryJoin recognised (the line after a frame) skips classify.
-    const ll = this.nextFrameBody > 0 ? frameLine(text, line, this.nextFrameBody, this.nextFrameLevel, this.deferArgs) : classify(text, line, this.deferArgs);
+    let ll = this.nextFrameBody > 0 ? frameLine(text, line, this.nextFrameBody, this.nextFrameLevel, this.deferArgs) : classify(text, line, this.deferArgs);
+    // Julia's own dumps (julia.ts): prose to gdb's reading; and a Julia closure frame in a Julia
+    // block (`#1 at ./threadingconstructs.jl:129`), which gdb's reading takes for frame #1.
+    if (ll.kind === Kind.Other || (ll.kind === Kind.Frame && this.julia.isActive() && JULIA_HASH_FRAME.test(text))) {
+      const julia = this.julia.read(text);
+      if (julia !== null) ll = juliaLine(julia, text, line);
+    } else this.julia.saw(ll.kind === Kind.Elision ? 'elision' : ll.kind === Kind.Blank ? 'blank' : 'other');
     if (ll.kind === Kind.Frame && !ll.noJoin && ll.frame!.incomplete && text.includes('#', 1)) {
       const split = this.midlineSplits < MAX_MIDLINE_SPLITS ? midlineFrame(text) : -1;
       if (this.midlineSplits === MAX_MIDLINE_SPLITS && midlineFrame(text) > 0) {

@@ -15,6 +15,7 @@ import {
   FrameRun,
   LocalLine,
   LocalsMarker,
+  MarkerLine,
   MoreFramesFollow,
   NoiseLine,
   OtherLine,
@@ -199,10 +200,19 @@ export class BacktraceParser extends EmbeddedActionsParser {
     this.act?.elision(payload(token));
   });
 
-  /** `(More stack frames follow...)`, `Backtrace stopped: Cannot access memory at address 0x0`, `Quit` */
+  /**
+   * `(More stack frames follow...)`, `Backtrace stopped: Cannot access memory at address 0x0`,
+   * `Quit`, and a dialect's marker inside a backtrace (Julia's `(sticky: 1, started: 1, state: 0, tid: 7)`)
+   */
   trailer = this.RULE('trailer', () => {
     this.OR(
       (this.altsTrailer ??= [
+        {
+          ALT: () => {
+            const token = this.CONSUME(MarkerLine);
+            this.act?.trailer(payload(token), 'marker');
+          },
+        },
         {
           ALT: () => {
             const token = this.CONSUME(MoreFramesFollow);

@@ -11,6 +11,7 @@
  */
 import type { SignalLine } from '../model/dump.js';
 import { detach } from '../model/text-hygiene.js';
+import { readJuliaSignal } from './julia.js';
 
 const RECEIVED = ' received signal ';
 const PROGRAM_RECEIVED = 'Program received signal ';
@@ -19,9 +20,15 @@ const PROGRAM_TERMINATED = 'Program terminated with signal ';
 const SIGNAL_AND_TEXT = /^(SIG[A-Z0-9+]+|\?|\d+), /;
 const THREAD_ID = /^Thread (\d+(?:\.\d+)?)(?: "|$)/;
 
-/** The signal a line reports, or null when it is no signal line. Linear in the line. */
+/**
+ * The signal a line reports, or null when it is no signal line. Linear in the line. Julia's own
+ * (`signal (10): User defined signal 1`, `[9614] signal 11 (1): Segmentation fault`) stop the
+ * thread whose frames it prints next, as `Program received signal` does.
+ */
 export function readSignalLine(text: string, sourceLine: number): SignalLine | null {
   const t = text.trim();
+  const julia = readJuliaSignal(t);
+  if (julia !== null) return { signal: detach(julia.signal), description: detach(julia.description), how: 'received', thread: null, sourceLine };
   if (t.startsWith(PROGRAM_RECEIVED)) return signalAt(t, PROGRAM_RECEIVED.length, 'received', null, sourceLine);
   if (t.startsWith(PROGRAM_TERMINATED)) return signalAt(t, PROGRAM_TERMINATED.length, 'terminated', null, sourceLine);
   if (!t.startsWith('Thread ')) return null;

@@ -19,6 +19,8 @@ export const MoreFramesFollow = createToken({ name: 'MoreFramesFollow', pattern:
 export const BacktraceStopped = createToken({ name: 'BacktraceStopped', pattern: Lexer.NA });
 /** `Quit` (printed after the user answered `q` at a pager prompt) */
 export const QuitLine = createToken({ name: 'QuitLine', pattern: Lexer.NA });
+/** `          (sticky: 1, started: 1, state: 0, tid: 7)` (a line Julia's task dump prints inside a backtrace; also `---- End task 2`, `in expression starting at REPL[4]:1`) */
+export const MarkerLine = createToken({ name: 'MarkerLine', pattern: Lexer.NA });
 /** `...` (a person cut frames out of the paste; also `[...]`, `<snip>`) */
 export const ElisionMarker = createToken({ name: 'ElisionMarker', pattern: Lexer.NA });
 /** `        i = 0` (a `bt full` local, 8 spaces and ` = `) */
@@ -51,6 +53,7 @@ export const allTokens: TokenType[] = [
   MoreFramesFollow,
   BacktraceStopped,
   QuitLine,
+  MarkerLine,
   ElisionMarker,
   LocalLine,
   LocalsMarker,
@@ -78,6 +81,8 @@ export function tokenTypeOf(line: LogicalLine): TokenType {
       return BacktraceStopped;
     case Kind.Quit:
       return QuitLine;
+    case Kind.Marker:
+      return MarkerLine;
     case Kind.Elision:
       return ElisionMarker;
     case Kind.Local:

@@ -17,6 +17,8 @@ const FRAME_COMMAND = /^(?:f|fr|fra|fram|frame|up|down|do|dow|select-frame)(?:\s
 const THREAD_APPLY = /^(?:thread\s+apply|t\s+a|taas|tfaas)\b/;
 // `p *(pthread_mutex_t *) 0x5555555580a0` → the expression after the command word.
 const PRINT_EXPRESSION = /^(?:p|print|output|call|inspect)(?:\/\w+)?\s+(.*)$/s; // `s`: `.*$` must not fail on U+2028 and backtrack over `\s+`
+// What comes before the command `thread apply` runs: the thread list, its flags, a `frame apply` selection.
+const THREAD_APPLY_PREFIX = /^(?:thread\s+apply\s+(?:all|[\d.\s-]{1,200}?)\s+(?:-\w+\s+)*|taas\s+|tfaas\s+)(?:frame\s+apply\s+(?:level\s+[\d\s-]{1,50}?|all|\d{1,6})\s+(?:-\w+\s+)*)?/;
 // `$6 = {__data = …`, `$12 = 20595`
 const ANSWER = /^\s*\$(\d{1,9}) = /;
 /** History values remembered (a session rarely prints more; older ones are dropped). */
@@ -55,7 +57,9 @@ export class Transcript {
   /** A prompt's command (`(gdb) frame 1`) or a bare print command (`p qemu_global_mutex`). */
   command(text: string): void {
     const command = text.trim();
-    const print = PRINT_EXPRESSION.exec(command);
+    // `thread apply 2 print *(pthread_mutex_t *) $rdi`, `thread apply all frame apply level 3 p *mutex`: the print each thread answers.
+    const applied = THREAD_APPLY_PREFIX.exec(command);
+    const print = PRINT_EXPRESSION.exec(applied === null ? command : command.slice(applied[0].length));
     this.printCommand = print ? detach((print[1] as string).trim()) : null;
     this.wantsFrame = FRAME_COMMAND.test(command);
     this.wantsSource = false;
@@ -66,7 +70,8 @@ export class Transcript {
 
   /** Any line that is not the answer to the last print command (prose, a frame, a blank line). */
   notAnswer(): void {
-    this.printCommand = null;
+    // `thread apply` answers once per thread, each after its header: the command holds until the next prompt.
+    if (!this.applying) this.printCommand = null;
   }
 
   /** `[Switching to thread 5 (Thread 0x7f852667e700 (LWP 26936))]`: gdb selected that thread (frame #0 follows). */
@@ -120,7 +125,7 @@ export class Transcript {
   /** The owner hints a `$N = …` answer holds (none for other answers, which may still be remembered). */
   answer(text: string, sourceLine: number): OwnerHint[] {
     const command = this.printCommand;
-    this.printCommand = null;
+    if (!this.applying) this.printCommand = null;
     this.wantsSource = false;
     const m = ANSWER.exec(text);
     if (m === null) return [];
@@ -251,10 +256,12 @@ function scalarOwner(command: string, value: string): OwnerField | null {
   if (!/^-?\d{1,19}$/.test(v)) return null;
   const n = Number(v);
   if (!Number.isSafeInteger(n)) return null;
-  const e = printExpression(command);
-  const last = e?.last ?? null;
+  // `((pthread_mutex_t *) 0x…)->__data.__owner`, `((pthread_mutex_t *) *(void **) 0x…)->__data.__owner` (a GRecMutex's inner mutex).
+  const last = /(?:->|\.)\s*(__owner|__cur_writer|__writer|system_id)\s*$/.exec(command)?.[1];
   if (last === '__owner') return { field: '__owner', value: n, lockPath: [], atStart: true };
   if (last === '__cur_writer' || last === '__writer') return { field: '__cur_writer', value: n, lockPath: [], atStart: true };
+  // A jl_mutex_t's owner task's thread: `((jl_task_t *) ((jl_mutex_t *) 0x…)->owner)->ptls->system_id` (a pthread_t).
+  if (last === 'system_id' && /\bjl_mutex_t\b/.test(command)) return { field: 'thread_id', value: n, lockPath: [], atStart: true };
   // Only the form that checks `locked`: a last holder that has released the GIL is not its owner.
   if (/\bgil\b/.test(command) && /\blocked\b/.test(command) && /thread_id\s*:\s*0\s*$/.test(command)) return { field: 'thread_id', value: n, lockPath: [], atStart: true };
   return null;

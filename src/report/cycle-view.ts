@@ -88,7 +88,11 @@ export function compareText(a: string, b: string): number {
 /** `thread 9` or `backtrace at line 119`; the key is what the user can find in the dump. */
 export function threadTitle(key: ThreadKey): string {
   const headerless = /^bt@(\d+)$/.exec(key);
-  return headerless ? `backtrace at line ${headerless[1]}` : `thread ${key}`;
+  if (headerless) return `backtrace at line ${headerless[1]}`;
+  // A parked Julia task (parse/julia.ts): `7.task-2`.
+  const task = /^(\d+)\.task-(root|\d+)$/.exec(key);
+  if (task) return task[2] === 'root' ? `root task of thread ${task[1]}` : `task ${task[2]} of thread ${task[1]}`;
+  return `thread ${key}`;
 }
 
 /** `thread 9 (LWP 45438) "julia"`: the title plus what gdb printed to identify it. */

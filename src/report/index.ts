@@ -22,7 +22,7 @@ export interface ReportOptions {
 /** Returns the whole report; SVG is async (Graphviz in WebAssembly), the CLI awaits every format. */
 export type Reporter = (analysis: Analysis, options: ReportOptions) => string | Promise<string>;
 
-export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'svg' | 'sarif' | 'html';
+export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'svg' | 'sarif' | 'html' | 'github';
 
 export const reporters = {
   text: renderText,
@@ -39,6 +39,7 @@ export const reporters = {
       ...(options.input && options.input !== '-' ? { inputUri: options.input } : {}),
     }),
   html: async (analysis, options) => (await import('./html/index.js')).renderHtml(analysis, options.group ? { group: options.group } : {}),
+  github: async (analysis, options) => (await import('./github.js')).renderGithub(analysis, options.input ? { file: options.input } : {}),
 } satisfies Record<Format, Reporter>;
 
 export const FORMATS = Object.keys(reporters) as Format[];

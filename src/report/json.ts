@@ -25,6 +25,8 @@ export interface JsonReport {
   candidateCycles: JsonCandidateCycle[];
   /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
   crash?: JsonCrash;
+  /** Set when the paste is partial: what it lacks and the gdb command that captures it. */
+  partial?: NonNullable<Analysis['partial']>;
   threads: JsonThread[];
   edges: JsonEdge[];
   unresolved: JsonUnresolved[];
@@ -220,6 +222,7 @@ function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map:
     verdictReasons: list(analysis.verdictReasons ?? [], (r) => ({ kind: r.kind, text: r.text, threads: r.threads.map(threadRef) })),
     candidateCycles: list(analysis.candidateCycles ?? [], jsonCandidateCycle),
     ...(analysis.crash !== undefined ? { crash: jsonCrash(analysis.crash) } : {}),
+    ...(analysis.partial !== undefined ? { partial: { kind: analysis.partial.kind, text: analysis.partial.text, command: analysis.partial.command } } : {}),
     threads: list(analysis.threads, (t) => jsonThread(t, bt)),
     edges: list(analysis.edges, jsonEdge),
     unresolved: list(analysis.unresolved, jsonUnresolved),

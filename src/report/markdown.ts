@@ -34,6 +34,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
   const out: string[] = [];
   const threads = threadsByKey(analysis);
   out.push(`## ${escapeText(verdictLine(analysis))}`, '');
+  if (analysis.partial !== undefined) out.push(`> **Partial paste:** ${escapeText(analysis.partial.text)} Capture it with \`${analysis.partial.command}\`.`, '');
   if (analysis.crash !== undefined) {
     if (analysis.verdict !== 'crash') out.push(`**Crash:** ${escapeText(analysis.crash.text)}.`, '');
     for (const line of crashLines(analysis.crash)) out.push(`- ${escapeText(line)}`);

@@ -33,7 +33,32 @@ interface ReportingDescriptor {
 }
 
 export function renderSarif(analysis: Analysis, options: SarifOptions = {}): string {
-  analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
+  return renderSarifLog([{ analysis, ...(options.inputUri ? { inputUri: options.inputUri } : {}) }], options.version ? { version: options.version } : {});
+}
+
+/** One analysed dump of a multi-dump log (`waitgraph check --sarif`). */
+export interface SarifEntry {
+  analysis: Analysis;
+  /** The dump's path or URI; results point at its lines. */
+  inputUri?: string;
+}
+
+export interface SarifLogOptions {
+  version?: string;
+  /**
+   * Each result's primary locations are the dump's own lines (where each thread waits), the
+   * source files of the acquire sites related ones: for code scanning, whose alerts must point at
+   * files of the repository, which holds the dumps but rarely the sources they name.
+   */
+  locateInDump?: boolean;
+}
+
+/**
+ * One SARIF log, one run, the results of every entry in order (GitHub code scanning takes one run
+ * per tool and category). The frame rules of all entries are listed once, sorted.
+ */
+export function renderSarifLog(entries: readonly SarifEntry[], options: SarifLogOptions = {}): string {
+  const clean = entries.map((entry) => ({ ...entry, analysis: sanitizeAnalysis(entry.analysis) })); // control characters from the dump made visible (sanitize.ts)
   const rules: ReportingDescriptor[] = [
     {
       id: DEADLOCK_RULE,
@@ -56,18 +81,27 @@ export function renderSarif(analysis: Analysis, options: SarifOptions = {}): str
     },
   ];
   const ruleIndex = new Map(rules.map((rule, index) => [rule.id, index]));
-  const frameRules = new Set<string>();
-  for (const deadlock of analysis.deadlocks) for (const id of deadlock.rules) frameRules.add(id);
-  const threads = threadsByKey(analysis);
-  for (const key of analysis.hung) for (const id of threads.get(key)?.rules ?? []) frameRules.add(id);
-  for (const id of [...frameRules].sort(compareText)) {
+  // Each frame rule with the first analysis that used it (its summary is read from there).
+  const frameRules = new Map<string, Analysis>();
+  for (const { analysis } of clean) {
+    for (const deadlock of analysis.deadlocks) for (const id of deadlock.rules) if (!frameRules.has(id)) frameRules.set(id, analysis);
+    const threads = threadsByKey(analysis);
+    for (const key of analysis.hung) for (const id of threads.get(key)?.rules ?? []) if (!frameRules.has(id)) frameRules.set(id, analysis);
+  }
+  for (const id of [...frameRules.keys()].sort(compareText)) {
     ruleIndex.set(id, rules.length);
-    rules.push({ id, shortDescription: { text: ruleSummary(analysis, id) } });
+    rules.push({ id, shortDescription: { text: ruleSummary(frameRules.get(id)!, id) } });
   }
 
-  const results = analysis.deadlocks.map((deadlock) => deadlockResult(analysis, deadlock, options, ruleIndex.get(DEADLOCK_RULE)!));
-  if (analysis.hung.length > 0) results.push(hangResult(analysis, options, ruleIndex.get(HANG_RULE)!));
-  if (analysis.crash !== undefined) results.push(crashResult(analysis.crash, options, ruleIndex.get(CRASH_RULE)!));
+  const results: object[] = [];
+  const artifacts: object[] = [];
+  for (const { analysis, inputUri } of clean) {
+    const where: ResultOptions = { ...(inputUri ? { inputUri } : {}), locateInDump: options.locateInDump === true };
+    for (const deadlock of analysis.deadlocks) results.push(deadlockResult(analysis, deadlock, where, ruleIndex.get(DEADLOCK_RULE)!));
+    if (analysis.hung.length > 0) results.push(hangResult(analysis, where, ruleIndex.get(HANG_RULE)!));
+    if (analysis.crash !== undefined) results.push(crashResult(analysis.crash, where, ruleIndex.get(CRASH_RULE)!));
+    if (inputUri) artifacts.push({ location: { uri: toUri(inputUri) }, roles: ['analysisTarget'] });
+  }
 
   const log = {
     $schema: SARIF_SCHEMA_URI,
@@ -82,7 +116,7 @@ export function renderSarif(analysis: Analysis, options: SarifOptions = {}): str
             rules,
           },
         },
-        ...(options.inputUri ? { artifacts: [{ location: { uri: toUri(options.inputUri) }, roles: ['analysisTarget'] }] } : {}),
+        ...(artifacts.length > 0 ? { artifacts } : {}),
         results,
       },
     ],
@@ -90,19 +124,24 @@ export function renderSarif(analysis: Analysis, options: SarifOptions = {}): str
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
-function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: SarifOptions, ruleIndex: number): object {
+interface ResultOptions {
+  inputUri?: string;
+  locateInDump: boolean;
+}
+
+function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: ResultOptions, ruleIndex: number): object {
   const threads = threadsByKey(analysis);
-  const locations = deadlock.threads
+  const sites = deadlock.threads
     .map((key) => ({ key, site: threads.get(key)?.acquireSite ?? null }))
-    .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null)
-    .map(({ key, site }) => siteLocation(site, `${threadTitle(key)} waits here: ${siteText(site)}`));
-  const related = options.inputUri
+    .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null);
+  const rowLines = options.inputUri
     ? deadlockRows(analysis, deadlock).flatMap((row) => {
         const refs: Array<[FrameRef | null, string]> = [[row.wait.site, `${threadTitle(row.waiter)} ${row.wait.description}`]];
         if (row.hold) refs.push([row.hold.site, `${threadTitle(row.holder)} ${row.hold.description}`]);
         return refs.filter((r): r is [FrameRef, string] => r[0] !== null).map(([site, text]) => dumpLocation(options.inputUri!, site, text));
       })
     : [];
+  const { locations, related } = place(sites, rowLines, options);
   return {
     ruleId: DEADLOCK_RULE,
     ruleIndex,
@@ -110,7 +149,7 @@ function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: SarifOp
     kind: 'fail',
     message: { text: deadlock.explanation },
     ...(locations.length > 0 ? { locations } : {}),
-    ...(related.length > 0 ? { relatedLocations: dedupe(related).map((loc, id) => ({ id, ...loc })) } : {}),
+    ...(related.length > 0 ? { relatedLocations: related.map((loc, id) => ({ id, ...loc })) } : {}),
     partialFingerprints: { [FINGERPRINT_KEY]: deadlock.signature },
     properties: {
       title: deadlock.title,
@@ -125,18 +164,13 @@ function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: SarifOp
   };
 }
 
-function hangResult(analysis: Analysis, options: SarifOptions, ruleIndex: number): object {
+function hangResult(analysis: Analysis, options: ResultOptions, ruleIndex: number): object {
   const threads = threadsByKey(analysis);
-  const locations = analysis.hung
+  const sites = analysis.hung
     .map((key) => ({ key, site: threads.get(key)?.acquireSite ?? null }))
-    .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null)
-    .map(({ key, site }) => siteLocation(site, `${threadTitle(key)} waits here: ${siteText(site)}`));
-  const related = options.inputUri
-    ? analysis.hung.flatMap((key) => {
-        const site = threads.get(key)?.acquireSite;
-        return site ? [dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here`)] : [];
-      })
-    : [];
+    .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null);
+  const waitLines = options.inputUri ? sites.map(({ key, site }) => dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here`)) : [];
+  const { locations, related } = place(sites, waitLines, options);
   // Why each hung thread cannot go on, as the analysis words it; else the waits nobody holds.
   const waits =
     (analysis.hangReasons ?? []).length > 0
@@ -159,11 +193,26 @@ function hangResult(analysis: Analysis, options: SarifOptions, ruleIndex: number
   };
 }
 
+/**
+ * A result's locations: the acquire sites in the source (file:line, or the function), the dump
+ * lines related; with `locateInDump`, the dump lines where each thread waits first and the source
+ * sites related.
+ */
+function place(sites: ReadonlyArray<{ key: ThreadKey; site: FrameRef }>, dumpLines: object[], options: ResultOptions): { locations: object[]; related: object[] } {
+  const source = sites.map(({ key, site }) => siteLocation(site, `${threadTitle(key)} waits here: ${siteText(site)}`));
+  if (!options.locateInDump || !options.inputUri) return { locations: source, related: dedupe(dumpLines) };
+  const waits = sites.map(({ key, site }) => dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here: ${siteText(site)}`));
+  if (waits.length === 0) return { locations: source, related: dedupe(dumpLines) };
+  return { locations: waits, related: dedupe([...dumpLines, ...source]) };
+}
+
 /** The crash: a note (it is exit 0 on its own), located where the program went wrong. */
-function crashResult(crash: NonNullable<Analysis['crash']>, options: SarifOptions, ruleIndex: number): object {
-  const locations = crash.site ? [siteLocation(crash.site, `${threadTitle(crash.thread)} went wrong here: ${siteText(crash.site)}`)] : [];
-  const related: object[] = [];
-  if (options.inputUri && crash.crashFrame) related.push(dumpLocation(options.inputUri, crash.crashFrame, `${threadTitle(crash.thread)}: the crash shows here`));
+function crashResult(crash: NonNullable<Analysis['crash']>, options: ResultOptions, ruleIndex: number): object {
+  const source = crash.site ? [siteLocation(crash.site, `${threadTitle(crash.thread)} went wrong here: ${siteText(crash.site)}`)] : [];
+  const inDump = options.inputUri && crash.crashFrame ? [dumpLocation(options.inputUri, crash.crashFrame, `${threadTitle(crash.thread)}: the crash shows here`)] : [];
+  const dumpFirst = options.locateInDump && inDump.length > 0;
+  const locations = dumpFirst ? inDump : source;
+  const related = dumpFirst ? source : inDump;
   return {
     ruleId: CRASH_RULE,
     ruleIndex,

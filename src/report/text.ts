@@ -7,7 +7,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
 import { compareThreadKeys } from '../model/ids.js';
-import { crashLines, deadlockRows, siteText, threadsByKey, verdictLine, waitSentence } from './cycle-view.js';
+import { crashLines, deadlockRows, siteText, threadsByKey, threadTitle, verdictLine, waitSentence } from './cycle-view.js';
 import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
@@ -30,6 +30,11 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   const verdictColour = analysis.verdict === 'ok' ? c.green : analysis.verdict === 'crash' ? c.yellow : c.red;
   out.push(c.bold(verdictColour(verdictLine(analysis))));
   const shown = new Set<ThreadKey>();
+  // A partial paste says what it lacks before anything else (analyze/partial.ts).
+  if (analysis.partial !== undefined) {
+    out.push('');
+    out.push(...wrap(`Partial paste: ${analysis.partial.text} Capture it with: ${analysis.partial.command}`, '', '  '));
+  }
   const crash = analysis.crash;
   if (crash !== undefined) {
     out.push('');
@@ -211,8 +216,8 @@ export function countedGroups(threads: ThreadAnalysis[]): string[] {
     groups.set(t.stateText, list);
   }
   return [...groups.entries()].map(([text, list]) => {
-    const keys = list.map((t) => (/^bt@/.test(t.key) ? `backtrace at line ${t.key.slice(3)}` : t.key));
-    return list.length === 1 ? `${/^\d/.test(keys[0] ?? '') ? 'thread ' : ''}${keys[0]}: ${text}` : `${list.length} threads ${pluralState(text)}: ${keys.join(', ')}`;
+    const keys = list.map((t) => (/^bt@/.test(t.key) || /\.task-/.test(t.key) ? threadTitle(t.key) : t.key));
+    return list.length === 1 ? `${/^\d+(?:\.\d+)?$/.test(keys[0] ?? '') ? 'thread ' : ''}${keys[0]}: ${text}` : `${list.length} threads ${pluralState(text)}: ${keys.join(', ')}`;
   });
 }
 

@@ -42,6 +42,8 @@ export function normalizeFunctionName(name: string): string {
   n = n.replace(VERSION_SUFFIX, '');
   n = stripCloneSuffixes(n);
   n = n.replace(RUST_HASH, '');
+  // Old gdb (7.x) prints some glibc-internal symbols with a leading `*`: `*__GI___poll` (corpus 026).
+  if (n.startsWith('*')) n = n.slice(1);
   if (n.startsWith('__GI_')) n = n.slice('__GI_'.length);
   // A paste that lost underscores (mail archives and Markdown eat `__`): `_GI__pthread_mutex_lock`.
   else if (n.startsWith('_GI_')) n = n.slice('_GI_'.length);

@@ -59,6 +59,7 @@ export function unaccountedLines(dump: Dump): number[] {
     for (const c of h.continuationLines ?? []) mark(c);
   }
   for (const s of dump.signals ?? []) mark(s.sourceLine);
+  if (dump.process) mark(dump.process.sourceLine);
   const missing: number[] = [];
   for (let l = 1; l <= dump.stats.lines; l++) if (seen[l] === 0) missing.push(l);
   return missing;
@@ -67,9 +68,9 @@ export function unaccountedLines(dump: Dump): number[] {
 /**
  * How often each input line is named by the Dump, by exactly one kind of place: `ignored`; a
  * backtrace's header (its `startLine` when no frame of it starts there); a frame or a local with
- * their continuation lines; a signal line; an owner hint (one read from a `bt full` local names that local's
- * lines, so it is not counted again; the hints of one print showing several locks name its lines
- * once); a backtrace's `markerLines`. Index 0 and n+1 count names
+ * their continuation lines; a signal line; Julia's process line; an owner hint (one read from a
+ * `bt full` local names that local's lines, so it is not counted again; the hints of one print
+ * showing several locks name its lines once); a backtrace's `markerLines`. Index 0 and n+1 count names
  * outside 1..n.
  */
 export function lineClaims(dump: Dump): Uint32Array {
@@ -102,6 +103,7 @@ export function lineClaims(dump: Dump): Uint32Array {
     for (const c of h.continuationLines ?? []) claim(c);
   }
   for (const s of dump.signals ?? []) claim(s.sourceLine);
+  if (dump.process) claim(dump.process.sourceLine);
   return counts;
 }
 

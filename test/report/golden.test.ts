@@ -32,6 +32,7 @@ const EXTENSIONS = {
   svg: 'svg',
   sarif: 'sarif',
   html: 'html',
+  github: 'github',
 } satisfies Record<Format, string>;
 
 /** Kept for the founding report only (see the header comment). */

@@ -22,6 +22,7 @@ import { renderDot } from '../../src/report/dot.js';
 import { renderSvg } from '../../src/report/svg.js';
 import { renderSarif } from '../../src/report/sarif.js';
 import { renderHtml } from '../../src/report/html/index.js';
+import { renderGithub } from '../../src/report/github.js';
 import { htmlSafetyProblem } from './html-safety.js';
 import { loadRules } from '../../src/rules/index.js';
 import { firstControl } from './hostile.js';
@@ -75,6 +76,10 @@ export function accountingProblem(dump: Dump, lines: number | null): string | nu
   }
   for (const signal of dump.signals ?? []) {
     const p = claim(signal.sourceLine, 'a signal line');
+    if (p) return p;
+  }
+  if (dump.process) {
+    const p = claim(dump.process.sourceLine, 'the process line');
     if (p) return p;
   }
   let previousEnd = 0;
@@ -131,6 +136,7 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
       ['mermaid', () => renderMermaid(analysis)],
       ['dot', () => renderDot(analysis)],
       ['sarif', () => renderSarif(analysis, { inputUri: 'dump.txt' })],
+      ['github', () => renderGithub(analysis, { file: 'dump.txt' })],
     ];
     if (options.svg === true) outputs.push(['svg', () => renderSvg(analysis)], ['html', () => renderHtml(analysis)]);
     for (const [format, render] of outputs) {
@@ -140,6 +146,7 @@ export async function checkText(text: string, options: CheckOptions = {}): Promi
       const raw = firstControl(out);
       if (raw !== null) return `${format} report holds a raw control character: ${raw}`;
       if (format === 'json' || format === 'sarif') JSON.parse(out);
+      if (format === 'github' && out.split('\n').some((line) => line !== '' && !/^::(error|warning|notice) [^:]*::/.test(line))) return 'github report has a line that is not a workflow command';
       if (format === 'html') {
         const unsafe = htmlSafetyProblem(out);
         if (unsafe !== null) return `html report: ${unsafe}`;

@@ -19,6 +19,7 @@ import { renderDot } from '../../src/report/dot.js';
 import { renderSvg } from '../../src/report/svg.js';
 import { renderSarif } from '../../src/report/sarif.js';
 import { renderHtml } from '../../src/report/html/index.js';
+import { renderGithub } from '../../src/report/github.js';
 import { FORMATS } from '../../src/report/index.js';
 import { escapeJsonInvisibles, hasControlChars, visible } from '../../src/model/text-hygiene.js';
 import { sanitizeAnalysis } from '../../src/report/sanitize.js';
@@ -38,6 +39,7 @@ async function renderAll(analysis: Analysis): Promise<Record<string, string>> {
     svg: await renderSvg(analysis),
     sarif: renderSarif(analysis),
     html: await renderHtml(analysis),
+    github: renderGithub(analysis, { file: 'dumps/x.txt' }),
   };
 }
 
@@ -118,6 +120,7 @@ for (const [label, payload] of [...PAYLOADS, ['all payloads at once', ALL_PAYLOA
     }
     for (const s of jsonStrings(JSON.parse(outputs['sarif']!))) assert.equal(firstControl(s), null, `sarif string ${JSON.stringify(s)}`);
     assert.equal(htmlSafetyProblem(outputs['html']!), null, 'html: only waitgraph\'s own markup');
+    for (const line of outputs['github']!.split('\n').filter(Boolean)) assert.match(line, /^::(error|warning|notice) [^:]*::/, 'github: every line is one of waitgraph\'s workflow commands');
     // The thread name is printed, escaped, in the text report.
     assert.ok(outputs['text']!.includes(visible(payload)) || !outputs['text']!.includes('worker'), 'text shows the escaped payload');
   });
@@ -136,6 +139,17 @@ for (const [label, payload] of MARKUP_PAYLOADS) {
     assert.equal(htmlSafetyProblem(await renderHtml(parsed)), null);
   });
 }
+
+test('github: a name that ends the line cannot start a workflow command of its own', () => {
+  const payload = '\n::add-mask::secret\r\n::stop-commands::x\n::error file=evil::owned%0A';
+  const analysis = poison(analyzeText(plantedAbba('')), payload);
+  const out = renderGithub(analysis, { file: 'dumps/a,b:c.txt' });
+  const lines = out.split('\n').filter(Boolean);
+  assert.ok(lines.length >= 2);
+  for (const line of lines) assert.match(line, /^::(error|notice) file=dumps\/a%2Cb%3Ac\.txt,(line=\d+,)?title=[^:]*::/);
+  assert.ok(out.includes('%0A::add-mask::secret\\x0d%0A::stop-commands::'), 'shown, escaped, inside the message (CR made visible first)');
+  assert.ok(out.includes('owned%250A'), 'a % is escaped too, so no escape sequence is forged');
+});
 
 test('through the parser: control characters in a real dump are shown, not obeyed, in every format', async () => {
   // Complete ESC sequences are colour the parser strips from pastes; lone controls survive it.

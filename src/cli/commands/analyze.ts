@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
-import { InputError } from '../../errors.js';
+import { InputError, UsageError } from '../../errors.js';
 import { analyzeStream, isFinding } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
@@ -15,6 +15,8 @@ import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../model/text-hygiene.js';
+import { gdbCommandFile } from '../../analyze/gdb-commands.js';
+import { checkWritable, writeOutputFile } from '../output-file.js';
 
 interface AnalyzeFlags extends RuleFlags {
   format: Format;
@@ -22,6 +24,8 @@ interface AnalyzeFlags extends RuleFlags {
   color?: boolean;
   /** --group: print stacks, alike ones once (text; Markdown always groups, by functions unless given). */
   group?: GroupMode;
+  /** --gdb-commands FILE: the report's questions for gdb, as a command file. */
+  gdbCommands?: string;
 }
 
 /**
@@ -42,9 +46,14 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .addOption(new Option('--group <mode>', 'print the stacks, threads with alike stacks once: exact frames or the same functions').choices(GROUP_MODES))
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
+    .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again")
     .action(async (files: string[], flags: AnalyzeFlags) => {
-      const rules = await rulesFromFlags(flags, io);
       const inputs = files.length === 0 ? ['-'] : files;
+      if (flags.gdbCommands !== undefined) {
+        if (inputs.length > 1) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
+        checkWritable(flags.gdbCommands, io.cwd, 'the gdb command file');
+      }
+      const rules = await rulesFromFlags(flags, io);
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {
         const analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: needsFrames(flags) });
@@ -53,6 +62,10 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
           throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
         }
         results.push({ file, analysis });
+      }
+      if (flags.gdbCommands !== undefined) {
+        const only = results[0] as (typeof results)[number];
+        writeOutputFile(flags.gdbCommands, gdbCommandFile(only.analysis, only.file === '-' ? 'standard input' : only.file), io.cwd, 'the gdb command file');
       }
       if (flags.format === 'json') {
         // Written chunk by chunk: a 100,000-thread report is ~55 MB of JSON, never held whole

@@ -4,8 +4,6 @@
  * gdb's answers prove. The process is detached (never killed) when gdb exits.
  */
 import { Option, type Command } from 'commander';
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
@@ -15,6 +13,8 @@ import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js
 import { gdbIndexCacheFrom, gdbPathFrom } from '../../live/gdb-session.js';
 import { investigate, parsePid, type LiveAnalyzer, type LiveTarget } from '../../live/investigate.js';
 import { claimEarlyAttach } from '../../live/early.js';
+import { transcriptOf } from '../../live/owner-queries.js';
+import { checkWritable, writeOutputFile } from '../output-file.js';
 
 export interface LiveCommandOptions {
   format: string;
@@ -31,13 +31,15 @@ export function addLiveOptions(command: Command): Command {
     .option('--rules <file...>', 'extra rule files or folders (same format as the built-ins)')
     .option('--disable <rule|pack>', 'turn off a rule (by id) or a whole pack (by name) (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--timeout <seconds>', 'limit for each gdb step (attach, backtrace, each owner query)', '120')
-    .option('--save-dump <file>', 'also write the backtrace text gdb printed to this file (to paste into a bug report)');
+    .option('--save-dump <file>', "also write what gdb printed to this file: the backtraces, then the owner questions and gdb's answers as a session transcript (to paste into a bug report; it re-analyses to the same verdict)");
 }
 
 /** Runs the live investigation and prints the report; returns the exit code. */
 export async function runLive(target: LiveTarget, options: LiveCommandOptions, io: CliIO): Promise<number> {
   if (!isFormat(options.format)) throw new UsageError(`unknown format ${options.format} (choose from ${FORMATS.join(', ')})`);
   if (!/^\d{1,5}$/.test(options.timeout) || Number(options.timeout) < 1) throw new UsageError(`--timeout takes whole seconds (1–99999), not ${JSON.stringify(options.timeout)}`);
+  // Before gdb does any work: a dump that cannot be saved is a one-line error, not a lost run.
+  if (options.saveDump) checkWritable(options.saveDump, io.cwd, 'the dump');
   // Rules and parser are made ready while gdb attaches.
   const prepare = async (): Promise<LiveAnalyzer> => createLiveAnalyzer(await loadRuleSet({ extraFiles: options.rules ?? [], cwd: io.cwd }));
   const format = options.format;
@@ -53,7 +55,10 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
     // The report is written while gdb detaches.
     render: (analysis) => reporters[format](analysis, { chalk, ...(options.saveDump ? { input: options.saveDump } : {}) }),
   });
-  if (options.saveDump) writeFileSync(resolve(io.cwd, options.saveDump), result.text);
+  if (options.saveDump) {
+    const text = result.text.endsWith('\n') || result.text.length === 0 ? result.text : `${result.text}\n`;
+    writeOutputFile(options.saveDump, text + transcriptOf(result.asked), io.cwd, 'the dump');
+  }
   io.out(result.rendered ?? '');
   return isFinding(result.analysis.verdict) ? ExitCode.Found : ExitCode.Ok;
 }

@@ -24,6 +24,8 @@ import { analyzeStream } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import type { LoadedRules } from '../../rules/types.js';
 import { visible } from '../../model/text-hygiene.js';
+import { githubAnnotations, workflowCommand, type Annotation } from '../../report/github.js';
+import { renderSarifLog, type SarifEntry } from '../../report/sarif.js';
 
 export const DUMP_EXTENSIONS = ['txt', 'bt', 'log'] as const;
 const FOLDER_IGNORES = ['**/golden/**', '**/node_modules/**', '**/expected.*', '**/*.expected.*', '**/*.expect.json'];
@@ -59,6 +61,8 @@ export interface CheckOptions {
   update: boolean;
   /** Rules to analyse with; the built-ins when absent. */
   rules?: LoadedRules;
+  /** Called with each dump's analysis as it is made (the SARIF log and annotations are built from them). */
+  onAnalysed?: (row: CheckRow, analysis: Analysis) => void;
 }
 
 export interface CheckSummary {
@@ -172,7 +176,9 @@ export async function checkDumps(
       // A dump without a sidecar is not analysed unless asked to write one: other tools' sample
       // inputs (even deliberately broken ones) may share the folder.
       if (!row.expected && !options.update) continue;
-      row.got = expectationOf(await analyzeFile(dump, io, options.rules));
+      const analysis = await analyzeFile(dump, io, options.rules);
+      row.got = expectationOf(analysis);
+      options.onAnalysed?.(row, analysis);
       if (options.update) {
         const unchanged = row.expected !== null && sameExpectation(row.expected, row.got);
         if (!unchanged) writeSidecar(sidecar, sidecarShown, row.got);
@@ -267,6 +273,31 @@ export function renderCheckJson(rows: readonly CheckRow[], options: CheckOptions
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
+/**
+ * `--format github`: the analysed dumps' findings as workflow commands on their own lines (the
+ * same as `analyze --format github`), one error per mismatch, unreadable dump (and, with
+ * --strict, dump without a sidecar), a summary notice; then the table, for the log.
+ */
+export function renderCheckGithub(rows: readonly CheckRow[], findings: ReadonlyMap<CheckRow, Annotation[]>, options: CheckOptions): string {
+  const out: string[] = [];
+  for (const row of rows) {
+    for (const annotation of findings.get(row) ?? []) out.push(workflowCommand(annotation, row.file));
+    const problem =
+      row.status === 'mismatch'
+        ? { title: 'waitgraph check: mismatch', message: `expected ${describeExpectation(row.expected)} (${row.sidecar}), got ${describeExpectation(row.got)}. If the change is right, \`waitgraph check --update\` rewrites the sidecar.` }
+        : row.status === 'error'
+          ? { title: 'waitgraph check: unreadable', message: row.error ?? 'cannot be read' }
+          : row.status === 'unchecked' && options.strict
+            ? { title: 'waitgraph check: no sidecar', message: `no ${row.sidecar} (--strict); \`waitgraph check --update\` writes it from the current result` }
+            : null;
+    if (problem) out.push(workflowCommand({ level: 'error', title: problem.title, message: visible(problem.message) }, row.file));
+  }
+  const table = renderCheckTable(rows, options);
+  const summary = table.trimEnd().split('\n').find((line) => / matched, /.test(line)) ?? '';
+  out.push(workflowCommand({ level: checkExitCode(rows, options) === ExitCode.Ok ? 'notice' : 'error', title: 'waitgraph check', message: summary }));
+  return `${out.join('')}${table}`;
+}
+
 /** `[#######.............] 7/20 fixtures/x.txt` on one rewritten stderr line. */
 function progressBar(io: CliIO): (done: number, total: number, file: string) => void {
   if (!io.stderrIsTTY) return () => {};
@@ -292,20 +323,46 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
     .option('--update', 'write or refresh the sidecars from the current results', false)
     .option('-v, --verbose', 'list the dumps without a sidecar too', false);
   addRuleOptions(command)
-    .addOption(new Option('-f, --format <format>', 'output format of the table').choices(['text', 'json']).default('text'))
+    .addOption(new Option('-f, --format <format>', 'output format: the table, JSON, or GitHub workflow commands annotating each finding and mismatch (then the table)').choices(['text', 'json', 'github']).default('text'))
+    .option('--sarif <file>', 'also write the findings of every analysed dump as one SARIF 2.1.0 log, located on the dump lines (for code scanning)')
     .addHelpText(
       'after',
       '\nSidecar: NAME.expect.json beside NAME.txt, e.g. {"verdict": "deadlock", "cycles": [[7, 8, 9]]}.\n' +
         'In folders, golden outputs (golden/ folders, expected.* files) are not dumps.\n' +
         'Exit: 0 all checked dumps match, 1 a mismatch (or an unchecked dump with --strict), 2 unreadable input.',
     )
-    .action(async (paths: string[], options: RuleFlags & { strict: boolean; update: boolean; verbose: boolean; format: 'text' | 'json' }) => {
+    .action(async (paths: string[], options: RuleFlags & { strict: boolean; update: boolean; verbose: boolean; format: 'text' | 'json' | 'github'; sarif?: string }) => {
       const rules = await rulesFromFlags(options, io);
-      const checkOptions: CheckOptions = { strict: options.strict, update: options.update, rules };
+      const sarifEntries: SarifEntry[] = [];
+      const findings = new Map<CheckRow, Annotation[]>();
+      const checkOptions: CheckOptions = {
+        strict: options.strict,
+        update: options.update,
+        rules,
+        onAnalysed: (row, analysis) => {
+          if (options.sarif !== undefined) sarifEntries.push({ analysis, inputUri: row.file });
+          if (options.format === 'github') findings.set(row, githubAnnotations(analysis));
+        },
+      };
       const dumps = await findDumps(paths, io.cwd);
       if (dumps.length === 0) throw new UsageError(`no dumps found in ${paths.join(', ')} (looked for ${DUMP_EXTENSIONS.map((e) => `*.${e}`).join(', ')})`);
       const rows = await checkDumps(dumps, checkOptions, io, progressBar(io));
-      io.out(options.format === 'json' ? renderCheckJson(rows, checkOptions) : renderCheckTable(rows, { ...checkOptions, verbose: options.verbose }));
+      if (options.sarif !== undefined) writeReport(resolve(io.cwd, options.sarif), options.sarif, renderSarifLog(sarifEntries, { locateInDump: true }));
+      const output =
+        options.format === 'json'
+          ? renderCheckJson(rows, checkOptions)
+          : options.format === 'github'
+            ? renderCheckGithub(rows, findings, checkOptions)
+            : renderCheckTable(rows, { ...checkOptions, verbose: options.verbose });
+      io.out(output);
       sink.code = checkExitCode(rows, checkOptions);
     });
+}
+
+function writeReport(path: string, shown: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    throw new InputError(`cannot write ${shown}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }
