@@ -12,12 +12,12 @@ import { expandTemplate } from '../rules/template.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
 import { ownerCommandFor } from '../live/owner-queries.js';
-import { buildDeadlocks, findHang, type WaitInfo } from './deadlocks.js';
+import { buildDeadlocks, unresolvedWaits, type WaitInfo } from './deadlocks.js';
 import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
 import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { applyFacts, linkOwnerHints } from './owner-links.js';
-import { WHOLE_PROCESS_HUNG_NOTE, wholeProcessLooksHung } from './process-hung.js';
+import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 import { findPartial } from './partial.js';
 
@@ -26,6 +26,11 @@ export interface AnalyzeOptions {
   rules?: LoadedRules;
   /** Owner facts from gdb (live mode) or elsewhere; `Dump.ownerHints` are added automatically. */
   facts?: OwnerFact[];
+  /**
+   * What the caller knows of the process beyond the text (live mode): its pid, that the dump lists
+   * every thread, and what /proc says of owners that are not threads of the dump.
+   */
+  process?: { pid: number; whole: boolean; ownerStatus?: ReadonlyMap<number, AbsentOwner['status']> };
 }
 
 export interface Analyzer {
@@ -49,7 +54,7 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
       crashes.add(bt, index, stack.blocked);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process);
     },
   };
 }
@@ -60,7 +65,15 @@ export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
   return analyzer.finish(dump);
 }
 
-function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[], dump: Dump, givenFacts: OwnerFact[], crashes: CrashCollector): Analysis {
+function finishAnalysis(
+  rules: LoadedRules,
+  summaries: BacktraceSummary[],
+  processFlags: boolean[],
+  dump: Dump,
+  givenFacts: OwnerFact[],
+  crashes: CrashCollector,
+  known: AnalyzeOptions['process'],
+): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
   for (let i = 0; i < groups.length; i++) works[i] = threadWork(rules, groups[i] as ThreadGroup, processFlags);
@@ -151,7 +164,7 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   const links = linkOwnerHints(dump.ownerHints, waits, works);
   for (const note of links.notes) notes.push(note);
   const facts = [...givenFacts, ...links.facts];
-  applyFacts(facts, works, edges, notes);
+  const absent: AbsentOwner[] = applyFacts(facts, works, edges);
 
   // Per-thread lists.
   for (const e of edges) {
@@ -170,34 +183,52 @@ function finishAnalysis(rules: LoadedRules, summaries: BacktraceSummary[], proce
   // Read for the threads of cycles alone: looked up through byKey, not copied into a map per thread.
   const acquireNames = { get: (key: string): string | null | undefined => byKey.get(key)?.primary.acquireName };
   const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
-  const inDeadlock = new Set(deadlocks.flatMap((d) => d.threads));
-  const timedThreads = new Set<string>();
-  for (const w of works) if (w.timed) timedThreads.add(w.key);
-  // A crashed process is dead: its waits with no known holder are no hang (crash.ts).
+  // A crashed process is dead (crash.ts): its crashed thread counts as one that can go on, so the
+  // waits the crash froze are no hang, and the verdict is crash unless a deadlock or hang stands.
   const crash = findCrash({ dump, collected: crashes, threads });
   if (crash !== null) markCrashedThread(threads, crash);
   // Threads known only from an `info threads` row: their one frame names no holder (partial.ts).
   const rowsOnly = new Set<string>();
   for (const w of works) if (w.primary.infoThreadsRow && w.merged.length === 0) rowsOnly.add(w.key);
-  const hang = findHang({ edges, waits, threads, inDeadlock, timedThreads, crashed: crash?.thread ?? null, rowsOnly });
   const partial = findPartial(dump, threads);
-  const unresolved: UnresolvedWait[] = hang.unresolved;
-  const verdict = deadlocks.length > 0 ? 'deadlock' : hang.hung.length > 0 ? 'hang' : crash !== null ? 'crash' : 'ok';
+  const process = processShape(threads, known);
+  if (known?.ownerStatus) for (const a of absent) if (a.holder.lwp !== undefined && known.ownerStatus.has(a.holder.lwp)) a.status = known.ownerStatus.get(a.holder.lwp);
+  const decision = decideVerdict({
+    threads,
+    edges,
+    waits,
+    deadlocks,
+    absent,
+    shape: process,
+    crashed: crash?.thread ?? null,
+    rowsOnly,
+    deadlocksWith: (extra) => buildDeadlocks({ rules, edges: [...edges, ...extra], waits, threads, acquireNames, allOfLabels }),
+  });
+  const unresolved: UnresolvedWait[] = unresolvedWaits(edges, waits, threads);
+  for (const e of decision.extraEdges) {
+    edges.push(e);
+    const w = byKey.get(e.to.slice('thread:'.length));
+    const res = e.from.slice('res:'.length);
+    if (w && !w.analysis.holds.includes(res)) w.analysis.holds.push(res);
+  }
+  const verdict = decision.verdict;
   for (const note of dump.capped ?? []) notes.push(note);
-  if (wholeProcessLooksHung(works)) notes.push(WHOLE_PROCESS_HUNG_NOTE);
+  for (const note of decision.notes) notes.push(note);
   return {
     schemaVersion: 1,
     verdict,
-    deadlocks,
-    hung: hang.hung,
+    deadlocks: decision.deadlocks,
+    hung: decision.hung,
     threads,
     edges,
     unresolved,
     facts,
     ...(links.unlinked.length > 0 ? { unlinkedOwners: links.unlinked } : {}),
     notes: collapseRepeatedNotes(notes),
-    ...(verdict === 'hang' ? { hangBlockedBehind: hang.blockedBehind, hangReasons: hang.reasons } : {}),
+    ...(verdict === 'hang' ? { hangBlockedBehind: decision.hangBlockedBehind, hangReasons: decision.hangReasons } : {}),
     ...(crash !== null ? { crash } : {}),
+    verdictReasons: decision.reasons,
+    candidateCycles: decision.candidateCycles,
     ...(partial !== null ? { partial } : {}),
     stats: {
       lines: dump.stats.lines,
@@ -219,9 +250,28 @@ type ThreadGroup = ReturnType<typeof groupThreads>['threads'][number];
 function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[]): ThreadWork {
   const primary = g.primary;
   const fired = settleRules(rules, g.merged.length === 0 ? [primary] : [primary, ...g.merged], processFlags);
-  const stateRule = stateRuleOf(fired);
+  // A `running` rule (a lock's fast path) speaks for the thread only on its own stack, not on a
+  // `frame N` copy gdb printed alone, whose first frame is #N: then the next rule sets the state.
+  const stateRule = stateRuleOf(fired.filter((f) => f.rule.effect.running !== true || f.alt.site?.backtrace === primary.index));
+  let truncated = primary.truncated;
+  for (let k = 0; k < g.merged.length && truncated; k++) truncated = (g.merged[k] as BacktraceSummary).truncated;
   let blocked = primary.blocked;
   for (let k = 0; k < g.merged.length && !blocked; k++) blocked = (g.merged[k] as BacktraceSummary).blocked;
+  let timed = false;
+  let outside = false;
+  let spins = false;
+  for (let k = 0; k < fired.length; k++) {
+    const effect = (fired[k] as FiredRule).rule.effect;
+    if (effect.timed === true) timed = true;
+    if (effect.outside === true) outside = true;
+    // A rule that says the thread waits makes it blocked even outside the wait primitives: a spin
+    // wait (the Julia GC initiator in jl_gc_wait_for_the_world, a spin lock) does not go on.
+    if (effect.waits !== undefined && effect.timed !== true) spins = true;
+  }
+  if (spins) blocked = true;
+  // The rule that sets the state says the thread runs (an unlock path, a lock's fast path, a
+  // sched_yield loop no rule explains): not asleep, whatever lower rules say it waits for.
+  if (stateRule?.effect.running === true) blocked = false;
   const info = primary.thread;
   const acquire = primary.acquireSite;
   const ruleState = stateRule?.effect.state;
@@ -250,13 +300,11 @@ function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[])
   const merged: number[] = new Array<number>(g.merged.length);
   for (let k = 0; k < g.merged.length; k++) merged[k] = (g.merged[k] as BacktraceSummary).index;
   const idle = stateRule?.effect.idle === true;
-  let timed = false;
-  for (let k = 0; k < fired.length && !timed; k++) timed = (fired[k] as FiredRule).rule.effect.timed === true;
   // Two literals rather than a spread of an optional field: the same key order, without a
   // generic property copy for each of 100,000 threads.
   const analysis: ThreadAnalysis = stateRule
-    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked }
-    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked };
+    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, truncated }
+    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, truncated };
   return { key: g.key, primary, merged: g.merged, fired, stateRule, analysis, blocked, timed };
 }
 
@@ -280,8 +328,22 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 
 /** Expands a resource template; a placeholder without a value gives `kind:unknown@THREAD`. */
 /** A wait's owner command: its owner shape's query (src/live/owner-queries.ts), else a user rule's own text. */
-function waitInfo(edge: Edge, w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid' }, resource: string, captures: Parameters<typeof expandTemplate>[1]): WaitInfo {
-  const base = { edge, lockLike: w.lockLike ?? true, label: w.label ?? null, captures };
+function waitInfo(
+  edge: Edge,
+  w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid'; waiterMayHold?: boolean; shared?: boolean; namedHolder?: boolean; holderShows?: boolean },
+  resource: string,
+  captures: Parameters<typeof expandTemplate>[1],
+): WaitInfo {
+  const base = {
+    edge,
+    lockLike: w.lockLike ?? true,
+    label: w.label ?? null,
+    captures,
+    waiterMayHold: w.waiterMayHold ?? true,
+    shared: w.shared ?? false,
+    namedHolder: w.namedHolder ?? false,
+    holderShows: w.holderShows ?? false,
+  };
   if (w.owner) {
     const asked = ownerCommandFor(resource, w.owner);
     return { ...base, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
@@ -298,3 +360,28 @@ function expandResource(template: string, captures: Parameters<typeof expandTemp
 }
 
 export { normalizeResourceId } from './owner-links.js';
+
+/**
+ * Whether the dump shows the whole process, and its pid. Live mode knows both. In text, gdb numbers
+ * the threads of an attach 1..N, thread 1 being the main thread (LWP = pid): all of 1..N present
+ * (and at least two, since a lone thread is the usual partial paste) means every thread is shown.
+ */
+function processShape(threads: ThreadAnalysis[], known: AnalyzeOptions['process']): ProcessShape {
+  if (known) return { whole: known.whole, pid: known.pid };
+  let pid: number | null = null;
+  let numbered = 0;
+  let max = 0;
+  for (const t of threads) {
+    if (t.id === null || !/^\d+$/.test(t.key)) return { whole: false, pid: pid ?? mainLwp(threads) };
+    numbered++;
+    if (t.id > max) max = t.id;
+    if (t.id === 1 && t.lwp !== null) pid = t.lwp;
+  }
+  return { whole: numbered >= 2 && max === numbered, pid };
+}
+
+function mainLwp(threads: ThreadAnalysis[]): number | null {
+  for (const t of threads) if (t.id === 1 && t.key === '1') return t.lwp;
+  return null;
+}
+

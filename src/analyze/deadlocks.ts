@@ -1,7 +1,7 @@
 /**
  * Cross-thread stage, part 2: deadlocks from the graph's cycles (title, explanation, fix from a
  * cycle rule or from the rules on the cycle, a signature free of numbers and addresses), and the
- * hang verdict for waits that cannot end although there is no cycle.
+ * waits whose holder the input does not show. The verdict itself is verdict.ts's.
  */
 import { createHash } from 'node:crypto';
 import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
@@ -9,6 +9,7 @@ import { findCycleComponents, type CycleComponent } from '../graph/index.js';
 import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
 import type { CycleRule, LoadedRules } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
+import { waitSentence } from '../report/cycle-view.js';
 import type { ParsedArgValue } from '../rules/arg-values.js';
 
 /** What the analysis keeps about a wait beyond the model's Edge (made in analyzer.ts). */
@@ -22,6 +23,14 @@ export interface WaitInfo {
   ownerShape: OwnerShape | null;
   /** The arguments the rule captured (owner answers in the text link to the wait through their symbols). */
   captures: Record<string, ParsedArgValue>;
+  /** False when the waiter cannot be the holder (recursive locks, the GIL). */
+  waiterMayHold: boolean;
+  /** Several threads may hold it (read locks). */
+  shared: boolean;
+  /** Only the thread the resource names can end the wait (pthread_join). */
+  namedHolder: boolean;
+  /** The holder shows in its own stack; with none named, only a thread whose stack is cut could be it. */
+  holderShows: boolean;
 }
 
 export interface DeadlockInput {
@@ -58,8 +67,7 @@ function toDeadlock(component: CycleComponent, input: DeadlockInput, threadsByKe
       i++;
       const from = nodeKey(e.from);
       const to = nodeKey(hold.to);
-      const holdText = hold.description ? `, ${hold.description}` : '';
-      cycle.push({ from, to, resource: nodeKey(e.to), wait: e, hold, text: `${from === to ? `${name(from)} ${e.description}, which it holds itself${holdText}` : `${name(from)} ${e.description}, held by ${name(to)}${holdText}`}` });
+      cycle.push({ from, to, resource: nodeKey(e.to), wait: e, hold, text: waitSentence(name(from), e, name(to), hold, from === to) });
     }
   }
   const resources = new Set(component.resources);
@@ -137,130 +145,32 @@ export function threadName(t: ThreadAnalysis | undefined, key: ThreadKey): strin
   return t.lwp !== null ? `${base} (LWP ${t.lwp})` : base;
 }
 
-export interface HangInput {
-  edges: Edge[];
-  waits: WaitInfo[];
-  threads: ThreadAnalysis[];
-  inDeadlock: Set<ThreadKey>;
-  /** Threads a rule says wait with a time limit (sleeps, timed waits). */
-  timedThreads: Set<ThreadKey>;
-  /**
-   * The crashed thread when the process crashed (crash.ts): the process is dead, so a wait whose
-   * holder is unknown, or is the crashed thread, is where the crash froze it, not a hang.
-   */
-  crashed?: ThreadKey | null;
-  /** Threads known only from an `info threads` row (one frame, no holder): they make no hang. */
-  rowsOnly?: ReadonlySet<ThreadKey>;
-}
-
-export interface HangResult {
-  hung: ThreadKey[];
-  reasons: Array<{ thread: ThreadKey; text: string }>;
-  blockedBehind: ThreadKey[];
-  unresolved: UnresolvedWait[];
-}
-
 /**
- * A thread hangs when it waits, with no time limit and not as an idle pool thread, on a lock-like
- * resource whose holder is not in the dump, or whose holder (or, for an all-of wait, a thread it
- * waits for) is itself blocked in a wait nothing in the dump can end. `hung` lists those root
- * waiters; the threads behind them come separately. Waits with an unknown holder are also the
- * unresolved waits, with their gdb query.
+ * Waits whose holder is not known from the input (no hold edge, no owner fact): each lock-like wait
+ * with no time limit of a thread that is not an idle pool thread, with the gdb command that would
+ * settle who holds it. Live mode asks these (owner-queries.ts); reports print them.
  */
-export function findHang(input: HangInput): HangResult {
-  const threads = new Map<ThreadKey, ThreadAnalysis>();
-  for (const t of input.threads) threads.set(t.key, t);
-  const holders = new Map<string, ThreadKey[]>();
-  for (const e of input.edges) {
-    if (e.kind !== 'holds') continue;
-    const list = holders.get(e.from);
-    if (list) list.push(nodeKey(e.to));
-    else holders.set(e.from, [nodeKey(e.to)]);
-  }
-  const hung = new Set<ThreadKey>();
-  const reasons = new Map<ThreadKey, string[]>();
-  const because = (key: ThreadKey, text: string): void => {
-    hung.add(key);
-    const list = reasons.get(key) ?? [];
-    if (!list.includes(text)) list.push(text);
-    reasons.set(key, list);
-  };
+export function unresolvedWaits(edges: Edge[], waits: WaitInfo[], threads: ThreadAnalysis[]): UnresolvedWait[] {
+  const byKey = new Map<ThreadKey, ThreadAnalysis>();
+  for (const t of threads) byKey.set(t.key, t);
+  const held = new Set<string>();
+  for (const e of edges) if (e.kind === 'holds') held.add(e.from);
   const unresolved: UnresolvedWait[] = [];
-  const crashed = input.crashed ?? null;
-  const waitingThreads = new Set<ThreadKey>();
-  for (const e of input.edges) if (e.kind !== 'holds' && !e.timed) waitingThreads.add(nodeKey(e.from));
-  /**
-   * A holder that will not release: blocked in a wait with no time limit that no rule turns into a
-   * wait edge (so nothing in the dump can wake it), e.g. `read()` in a foreign call.
-   */
-  const deadEnded = (key: ThreadKey): boolean => {
-    const t = threads.get(key);
-    return t !== undefined && t.blocked === true && !waitingThreads.has(key) && !input.timedThreads.has(key);
-  };
-  const stuckText = (key: ThreadKey): string => {
-    const t = threads.get(key);
-    const where = t?.acquireSite ? ` in ${t.acquireSite.function}` : '';
-    const state = t && t.state !== 'waiting' && t.state !== 'unknown' ? ` (${t.stateText})` : '';
-    return `${threadName(t, key)}, which is blocked${where}${state} with nothing in the dump to wake it`;
-  };
-  for (const w of input.waits) {
+  for (const w of waits) {
     const e = w.edge;
     const key = nodeKey(e.from);
-    const thread = threads.get(key);
-    if (!thread || thread.idle || e.timed || !w.lockLike) continue;
-    const owners = holders.get(e.to) ?? [];
-    if (owners.length === 0) {
-      unresolved.push({
-        thread: key,
-        resource: nodeKey(e.to),
-        description: e.description,
-        ruleId: e.ruleId,
-        site: e.site,
-        gdbCommand: w.ownerQuery,
-        ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
-        ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
-      });
-      if (!input.inDeadlock.has(key) && crashed === null && input.rowsOnly?.has(key) !== true) because(key, `${e.description}, and no thread in the dump holds it (${nodeKey(e.to)})`);
-      continue;
-    }
-    if (!input.inDeadlock.has(key) && input.rowsOnly?.has(key) !== true && owners.every((o) => o !== key && o !== crashed && deadEnded(o))) {
-      because(key, `${e.description}, held by ${owners.map((o) => stuckText(o)).join(' and ')}`);
-    }
+    const thread = byKey.get(key);
+    if (!thread || thread.idle || e.timed || !w.lockLike || held.has(e.to)) continue;
+    unresolved.push({
+      thread: key,
+      resource: nodeKey(e.to),
+      description: e.description,
+      ruleId: e.ruleId,
+      site: e.site,
+      gdbCommand: w.ownerQuery,
+      ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
+      ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
+    });
   }
-  // An all-of wait (the GC waiting for every GC-unsafe thread) hangs when a thread it waits for
-  // is blocked with nothing that could wake it: a foreign call blocked while GC-unsafe.
-  for (const e of input.edges) {
-    if (e.kind !== 'waits-thread' || e.timed) continue;
-    const key = nodeKey(e.from);
-    const thread = threads.get(key);
-    if (!thread || thread.idle || input.inDeadlock.has(key) || input.rowsOnly?.has(key) === true) continue;
-    if (deadEnded(nodeKey(e.to))) because(key, `${e.description}, but ${stuckText(nodeKey(e.to))}`);
-  }
-  // Threads that wait, directly or through others, on a hung thread.
-  const incoming = new Map<string, string[]>();
-  for (const e of input.edges) {
-    const list = incoming.get(e.to);
-    if (list) list.push(e.from);
-    else incoming.set(e.to, [e.from]);
-  }
-  const seen = new Set<string>([...hung].map((k) => `thread:${k}`));
-  const queue = [...seen];
-  const behind: ThreadKey[] = [];
-  while (queue.length > 0) {
-    const node = queue.pop() as string;
-    for (const prev of incoming.get(node) ?? []) {
-      if (seen.has(prev)) continue;
-      seen.add(prev);
-      if (isThreadNode(prev)) behind.push(nodeKey(prev));
-      queue.push(prev);
-    }
-  }
-  unresolved.sort((a, b) => compareThreadKeys(a.thread, b.thread) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
-  const hungList = [...hung].sort(compareThreadKeys);
-  return {
-    hung: hungList,
-    reasons: hungList.flatMap((k) => (reasons.get(k) ?? []).map((text) => ({ thread: k, text }))),
-    blockedBehind: behind.sort(compareThreadKeys),
-    unresolved,
-  };
+  return unresolved.sort((a, b) => compareThreadKeys(a.thread, b.thread) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
 }

@@ -334,13 +334,21 @@ function linkCommandOf(hint: OwnerHint): string | null {
   return c.frame === null ? `thread apply ${c.thread} ${address}` : `thread apply ${c.thread} frame apply level ${c.frame} ${address}`;
 }
 
+/** A fact whose holder is no thread of the dump: the verdict (verdict.ts) says what that means. */
+export interface AbsentHolder {
+  resource: string;
+  holder: OwnerFact['holder'];
+}
+
 /**
  * Adds a proven hold edge per fact; a proven holder replaces holders that rules only inferred.
  * Facts from the text rest on an owner print (basis `owner-print`), those asked live on gdb.
+ * Returns the facts whose holder is no thread of the dump (exited, across fork(), not shown).
  */
-export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[], notes: string[]): void {
+export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[]): AbsentHolder[] {
+  const absent: AbsentHolder[] = [];
   // Most dumps carry no owner facts: skip indexing every thread (a pthread_t each to normalise).
-  if (facts.length === 0) return;
+  if (facts.length === 0) return absent;
   const byLwp = new Map<number, string>();
   const byPtid = new Map<string, string>();
   const byId = new Map<number, string>();
@@ -370,8 +378,7 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
       (h.ptid !== undefined ? byPtid.get(ptidKey(h.ptid)) : undefined);
     const resource = normalizeResourceId(fact.resource);
     if (key === undefined) {
-      const who = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
-      notes.push(`${resource} is held by ${who}, which is not a thread of this dump (it may have exited while holding it).`);
+      absent.push({ resource, holder: { ...h } });
       continue;
     }
     const node = resourceNode(resource);
@@ -404,6 +411,7 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
     edges.push(...kept);
   }
   edges.push(...added);
+  return absent;
 }
 
 /**

@@ -1,18 +1,126 @@
 /**
- * "Does the whole process look hung?" from the text alone: every thread is stopped in a wait
- * primitive and none of those waits has a time limit (no sleep, no timed wait). A process like
- * that makes no progress unless something outside it (a signal, I/O) wakes a thread. It is a
- * note, not a verdict: an idle server blocked in accept/epoll looks the same.
+ * "Can this process still make progress?" from the text alone: which threads can still run, and
+ * which are blocked for good. It is the fixed point of three facts (rules-domain §2, issue 12 §4):
+ *
+ * - a thread that runs, sleeps or waits with a time limit, or waits on the outside world (I/O, a
+ *   signal, a child process) can go on: it is a *root* of progress;
+ * - a thread waiting for a lock can go on when a thread that holds it, or (holder unknown) any
+ *   other thread that can go on, could release it; a condition variable, a semaphore or an
+ *   unexplained futex wait can be signalled by any other thread that can go on;
+ * - an all-of wait (the Julia GC waiting for every GC-unsafe thread) can go on when all its
+ *   targets can.
+ *
+ * What is left is blocked forever: the verdict procedure (verdict.ts) says why. A lock whose owner
+ * is proven gone (its LWP is no thread of the process) never becomes free. Linear in threads plus
+ * waits: each thread becomes live once and each wait is looked at once per event.
  */
-export interface ThreadWaitShape {
-  /** The stack starts with wait primitives. */
-  blocked?: boolean;
-  /** Some rule that fired on the thread says its wait has a time limit. */
+import type { ThreadKey } from '../model/analysis.js';
+
+/** Why a thread can go on by itself. */
+export type RootKind = 'running' | 'timed' | 'outside';
+
+/** What a blocked thread needs to go on; it can go on when any one of its needs can be met. */
+export type Need =
+  /**
+   * A lock-like wait: met when a known holder can go on; with none known, when a possible holder
+   * can (`candidates`: the threads that could hold it, or `any` other thread).
+   */
+  | { kind: 'lock'; resource: string; description: string; holders: ThreadKey[]; candidates: ThreadKey[] | 'any'; gone: boolean; namedHolder: boolean }
+  /** An all-of wait: met when every target can go on. */
+  | { kind: 'all'; resource: string; description: string; targets: ThreadKey[] }
+  /** A wait any other thread can end (condition variable, semaphore, an unexplained futex wait). */
+  | { kind: 'any' };
+
+export interface ProgressThread {
+  key: ThreadKey;
+  /** The stack starts with wait primitives (and is not an unlock path). */
+  blocked: boolean;
   timed: boolean;
+  outside: boolean;
+  /** What it waits for; a blocked thread with none waits for something no rule names (`any`). */
+  needs: Need[];
 }
 
-export const WHOLE_PROCESS_HUNG_NOTE = 'Every thread is blocked in a wait with no time limit: the whole process looks hung.';
+export interface Progress {
+  /** Threads that can go on. */
+  live: Set<ThreadKey>;
+  /** Roots by kind, in thread order of the input. */
+  roots: Array<{ key: ThreadKey; kind: RootKind }>;
+  /** Blocked threads that can never go on, in input order. */
+  stuck: ThreadKey[];
+}
 
-export function wholeProcessLooksHung(threads: ReadonlyArray<ThreadWaitShape>): boolean {
-  return threads.length > 0 && threads.every((t) => t.blocked === true && !t.timed);
+export function rootKind(t: ProgressThread): RootKind | null {
+  if (!t.blocked) return 'running';
+  if (t.timed) return 'timed';
+  if (t.outside) return 'outside';
+  return null;
+}
+
+export function computeProgress(threads: readonly ProgressThread[]): Progress {
+  const live = new Set<ThreadKey>();
+  const roots: Progress['roots'] = [];
+  const queue: ThreadKey[] = [];
+  const byKey = new Map<ThreadKey, ProgressThread>();
+  for (const t of threads) byKey.set(t.key, t);
+  const markLive = (key: ThreadKey): void => {
+    if (live.has(key)) return;
+    live.add(key);
+    queue.push(key);
+  };
+  // Waiters on a known holder, by holder; all-of counters, by target; "any other thread" waiters.
+  const byHolder = new Map<ThreadKey, ThreadKey[]>();
+  const byTarget = new Map<ThreadKey, Array<{ waiter: ThreadKey; counter: { left: number } }>>();
+  const anyWaiters: ThreadKey[] = [];
+  const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => {
+    const list = map.get(key);
+    if (list) list.push(value);
+    else map.set(key, [value]);
+  };
+  for (const t of threads) {
+    const root = rootKind(t);
+    if (root !== null) {
+      roots.push({ key: t.key, kind: root });
+      markLive(t.key);
+      continue;
+    }
+    if (t.needs.length === 0) {
+      anyWaiters.push(t.key);
+      continue;
+    }
+    for (const need of t.needs) {
+      if (need.kind === 'any') anyWaiters.push(t.key);
+      else if (need.kind === 'all') {
+        const targets = need.targets.filter((k) => k !== t.key && byKey.has(k));
+        if (targets.length === 0) {
+          markLive(t.key);
+          continue;
+        }
+        const counter = { left: targets.length };
+        for (const target of targets) push(byTarget, target, { waiter: t.key, counter });
+      } else if (need.gone) continue;
+      else if (need.holders.length > 0) for (const h of need.holders) push(byHolder, h, t.key);
+      else if (need.namedHolder) markLive(t.key); // the named thread is not in the dump: it has exited
+      else if (need.candidates === 'any') anyWaiters.push(t.key);
+      else for (const c of need.candidates) push(byHolder, c, t.key);
+    }
+  }
+  let anyFlushed = false;
+  for (let head = 0; head < queue.length; head++) {
+    const key = queue[head] as ThreadKey;
+    // The first thread that can go on can signal (or release for) every "any other thread" waiter
+    // but itself, and it is live already.
+    if (!anyFlushed) {
+      anyFlushed = true;
+      for (const w of anyWaiters) if (w !== key) markLive(w);
+    }
+    for (const w of byHolder.get(key) ?? []) if (w !== key) markLive(w);
+    for (const { waiter, counter } of byTarget.get(key) ?? []) {
+      counter.left--;
+      if (counter.left === 0) markLive(waiter);
+    }
+  }
+  const stuck: ThreadKey[] = [];
+  for (const t of threads) if (!live.has(t.key)) stuck.push(t.key);
+  return { live, roots, stuck };
 }

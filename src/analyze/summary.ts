@@ -6,7 +6,7 @@
  */
 import type { FrameRef } from '../model/analysis.js';
 import type { Backtrace, Frame, ThreadInfo } from '../model/dump.js';
-import { matchBacktrace, prepareStack, type HitAlternative, type PreparedStack, type RuleHit } from '../rules/match.js';
+import { frameMatches, matchBacktrace, prepareStack, type HitAlternative, type PreparedStack, type RuleHit } from '../rules/match.js';
 import type { ParsedArgValue } from '../rules/arg-values.js';
 import type { LoadedRules } from '../rules/types.js';
 import { keep } from './keep.js';
@@ -36,8 +36,12 @@ export interface BacktraceSummary {
   hits: SummaryHit[];
   blocked: boolean;
   truncated: boolean;
+  /**
+   * Where the thread waits, as reports show it: the first frame after the wait primitives that is
+   * not a lock or runtime library wrapper (LoadedRules.lockWrappers), e.g. `take_a_then_b at abba.c:17`.
+   */
   acquireSite: FrameRef | null;
-  /** Normalised function name of the acquire site (signatures use it). */
+  /** Normalised function name of the first frame after the wait primitives (signatures use it). */
   acquireName: string | null;
   /** A Julia task that was parked, not running on a thread, when printed (Backtrace.task). */
   parkedTask: boolean;
@@ -336,7 +340,7 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
     slotFrames.push(frameIndex);
     return at;
   };
-  const acquireAt = slotOf(prepared.acquireIndex);
+  const acquireAt = slotOf(waitSiteIndex(rules, prepared));
   const matched = matchBacktrace(rules, prepared);
   const kept = keptAlternatives(matched);
   const sites = kept.map((alternatives) => alternatives.map((alt) => slotOf(alt.siteIndex)));
@@ -361,6 +365,21 @@ export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: num
   // above returns what this would.
   if (memo !== null && shape !== made) memo.summary = { shape, slotFrames } satisfies MemoShape;
   return new Summary(bt, index, shape, captures);
+}
+
+/**
+ * Where a thread waits: the first frame from the acquire site on that no lock wrapper matches
+ * (std::shared_lock → std::shared_mutex::lock_shared → … is skipped to the caller); the acquire
+ * site itself when every frame after it is a wrapper. The wrappers test names only, so a stack's
+ * fingerprint (rules/match.ts) fixes the answer and memoised shapes stay right.
+ */
+function waitSiteIndex(rules: LoadedRules, stack: PreparedStack): number {
+  const wrappers = rules.lockWrappers ?? [];
+  const n = stack.frames.length;
+  let i = stack.acquireIndex;
+  if (wrappers.length === 0) return i;
+  while (i < n && wrappers.some((c) => frameMatches(c, stack, i))) i++;
+  return i < n ? i : stack.acquireIndex;
 }
 
 /**

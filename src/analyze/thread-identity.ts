@@ -51,7 +51,7 @@ export function resolveThreadExits(threads: ReadonlyArray<Pick<ThreadAnalysis, '
       evidence: 'proven',
       ruleId: 'thread-identity',
       site: null,
-      description: `is that thread (its header shows pthread_t ${ptid})`,
+      description: `its header shows pthread_t ${ptid}`,
     });
   }
 }

@@ -17,7 +17,10 @@ function precompile(): string {
   const json: BuiltinJson = {
     version: 2,
     files: builtinFileStates(dir),
-    primitives: builtinPrimitiveFiles(dir).map((path) => ({ path, conditions: readPrimitives(join(dir, path), path) })),
+    primitives: builtinPrimitiveFiles(dir).map((path) => {
+      const read = readPrimitives(join(dir, path), path);
+      return { path, conditions: read.primitives, lockWrappers: read.lockWrappers };
+    }),
     rules: builtinRuleFiles(dir).map(({ path, packFolder }) => {
       const entry = readRuleFile({ path: join(dir, path), display: path, builtin: true, packFolder });
       return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: entry.raw } : { path, packFolder, kind: 'cycle', raw: entry.raw };

@@ -36,6 +36,20 @@ export function buildWaitGraph(edges: Edge[]): DirectedGraph {
   return graph;
 }
 
+/**
+ * Strongly connected components of a plain directed graph given as node names and edges (the
+ * candidate graph of analyze/candidates.ts), in the order stronglyConnectedComponents finds them.
+ */
+export function componentsOf(nodes: readonly string[], edges: ReadonlyArray<readonly [string, string]>): string[][] {
+  const graph = new DirectedGraph();
+  for (const n of nodes) graph.mergeNode(n);
+  for (const [from, to] of edges) {
+    if (from === to || !graph.hasNode(from) || !graph.hasNode(to)) continue;
+    graph.mergeEdge(from, to);
+  }
+  return stronglyConnectedComponents(graph);
+}
+
 /** Strongly connected components that contain a cycle with at least one thread. */
 export function findCycleComponents(edges: Edge[]): CycleComponent[] {
   const graph = buildWaitGraph(edges);

@@ -53,6 +53,8 @@ const SHAPES: Readonly<Record<OwnerShape, ShapeQuery>> = {
   // GRecMutex's first word `p` is the recursive pthread mutex g_rec_mutex_impl_new allocated
   // (GNOME/glib glib/gthread-posix.c): read as a plain pointer, so GLib's types are not needed.
   'grec-mutex': { address: true, expressions: (a) => [`((pthread_mutex_t *) *(void **) ${a})->__data.__owner`], answer: 'lwp', label: (a) => `GRecMutex ${a}` },
+  // rlockobject = { PyObject_HEAD; PyThread_type_lock rlock_lock; unsigned long rlock_owner; … } (Modules/_threadmodule.c, 3.11).
+  'py-rlock': { address: true, expressions: (a) => [`((rlockobject *) ${a})->rlock_owner`], answer: 'ptid', label: (a) => `threading.RLock ${a}` },
 };
 
 /** The shape a resource kind has when its rule names none: the pthread objects and the GIL. */
@@ -77,7 +79,7 @@ export function queryFor(resource: ResourceId, shape?: OwnerShape | null): Owner
 }
 
 /** Resource kinds of the locks a shape reads, when no wait names the lock (`mutex:ADDR`, …). */
-const SHAPE_KINDS: Readonly<Record<OwnerShape, string>> = { 'pthread-mutex': 'mutex', 'pthread-rwlock': 'rwlock', gil: 'py', 'jl-mutex': 'jlmutex', 'grec-mutex': 'grecmutex' };
+const SHAPE_KINDS: Readonly<Record<OwnerShape, string>> = { 'pthread-mutex': 'mutex', 'pthread-rwlock': 'rwlock', gil: 'py', 'jl-mutex': 'jlmutex', 'grec-mutex': 'grecmutex', 'py-rlock': 'pyrlock' };
 
 /** One shape's expressions as patterns with the address as a group, made once (the table is fixed). */
 const SHAPE_PATTERNS: ReadonlyArray<{ shape: OwnerShape; pattern: RegExp; address: boolean; answer: AnswerKind }> = (Object.keys(SHAPES) as OwnerShape[]).flatMap((shape) => {

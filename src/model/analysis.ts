@@ -116,8 +116,14 @@ export interface ThreadAnalysis {
   merged: number[];
   /** True when an `idle` rule fired (idle pool / listener thread). */
   idle?: boolean;
-  /** True when the stack starts with wait primitives. */
+  /** True when the stack starts with wait primitives (and is not an unlock path waking a waiter). */
   blocked?: boolean;
+  /** True when a rule says the thread's wait has a time limit (a sleep, a timed wait): it wakes by itself. */
+  timed?: boolean;
+  /** True when the thread waits on the outside world (I/O, a signal, a child process): it is never blocked forever. */
+  outside?: boolean;
+  /** True when its stack is cut short (`(More stack frames follow...)`, a cut paste): outer frames are not shown. */
+  truncated?: boolean;
 }
 
 /** One step of a canonical cycle: `from` waits (directly or through `resource`) for `to`. */
@@ -130,6 +136,47 @@ export interface CycleStep {
   /** The hold edge `resource → to`, when the step goes through a resource. */
   hold: Edge | null;
   /** The sentence a report prints for this step. */
+  text: string;
+}
+
+/**
+ * Why the verdict is what it is, one finding each, in the order of the decision procedure
+ * (analyze/verdict.ts): the first reason is the one the verdict rests on.
+ * - `cycle`: threads wait for each other (a deadlock);
+ * - `only-candidate-cycle`: the possible holders of the unproven waits leave exactly one cycle;
+ * - `owner-gone`: a wait's owner is not a thread of the process (it exited, or the lock was inherited across fork());
+ * - `all-blocked`: every thread is blocked with no time limit and none waits on the outside world;
+ * - `no-releaser`: some threads are blocked with no time limit, and every thread that could release what
+ *   they wait for is blocked for good too;
+ * - `crashed`: the process crashed; its waits are where the crash froze them (verdict crash);
+ * - `waker-not-shown`: the blocked threads only wait to be signalled, and the dump does not show every thread;
+ * - `can-progress`: some thread can still run (it runs, sleeps, or waits on the outside world), so every wait can still end;
+ * - `nothing-blocked`: no thread is blocked.
+ */
+export type VerdictReasonKind = 'cycle' | 'only-candidate-cycle' | 'owner-gone' | 'all-blocked' | 'no-releaser' | 'crashed' | 'waker-not-shown' | 'can-progress' | 'nothing-blocked';
+
+export interface VerdictReason {
+  kind: VerdictReasonKind;
+  /** One or two English sentences, with thread names as reports print them. */
+  text: string;
+  /** The threads the finding is about, in thread order. */
+  threads: ThreadKey[];
+}
+
+/**
+ * A cycle that may hold but is not proven: every thread on it is blocked for good, and each waits
+ * for something whose holder the text does not show but that the next thread could hold.
+ */
+export interface CandidateCycle {
+  /** Its threads, in thread order. */
+  threads: ThreadKey[];
+  /** One concrete order: `from` waits for `resource` (null for an all-of wait), which `to` holds or may hold. */
+  steps: Array<{ from: ThreadKey; to: ThreadKey; resource: ResourceId | null; known: boolean }>;
+  /** The gdb commands that would settle its unproven steps (owner queries), de-duplicated. */
+  gdbCommands: string[];
+  /** Steps whose holder no gdb command can name (a Python Lock, a condition variable): what they wait for. */
+  unprovable: string[];
+  /** The sentence a report prints. */
   text: string;
 }
 
@@ -152,6 +199,12 @@ export interface Deadlock {
   rules: string[];
   /** Threads not in the cycle that wait, directly or transitively, on it. Sorted. */
   blockedBehind: ThreadKey[];
+  /**
+   * Set when the cycle was not read from the frames but is the only one the possible holders of
+   * its unproven waits leave (`candidates`): what ruled the other possibilities out.
+   */
+  basis?: 'candidates';
+  ruledOut?: string;
 }
 
 /** A wait whose holder is not known from the input. */
@@ -274,6 +327,10 @@ export interface Analysis {
   hangBlockedBehind?: ThreadKey[];
   /** Why each `hung` thread cannot go on, one sentence each, in `hung` order. */
   hangReasons?: Array<{ thread: ThreadKey; text: string }>;
+  /** Why the verdict is what it is (analyze/verdict.ts); the first reason is the deciding one. */
+  verdictReasons: VerdictReason[];
+  /** For a hang with no proven cycle: the cycles that may hold, smallest first (capped, with a note, on huge dumps). */
+  candidateCycles: CandidateCycle[];
   /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
   crash?: Crash;
   /** Set when the paste is partial: what it lacks, and the gdb command that captures it. */

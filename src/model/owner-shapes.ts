@@ -15,6 +15,8 @@ export const OWNER_SHAPES = [
   'jl-mutex',
   /** GLib's `GRecMutex` on POSIX: `p` points to a recursive pthread mutex, whose `__owner` is an LWP. */
   'grec-mutex',
+  /** CPython's `threading.RLock` (`rlockobject`): `rlock_owner`, the owner's pthread_t (0 when free). */
+  'py-rlock',
 ] as const;
 
 export type OwnerShape = (typeof OWNER_SHAPES)[number];

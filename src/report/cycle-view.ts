@@ -145,6 +145,40 @@ export function threadsByKey(analysis: Analysis): Map<ThreadKey, ThreadAnalysis>
   return new Map(analysis.threads.map((thread) => [thread.key, thread]));
 }
 
+/**
+ * The sentence for one wait of a cycle, in English whatever the rules' fragments look like:
+ * `Thread 7 waits for the lazy compile of a JIT trampoline, held by Thread 9, which is compiling …`,
+ * `Thread 1 waits for Thread 2 to exit (pthread_join; its header shows pthread_t 0x7f…)`,
+ * `Thread 2 waits for the mutex m, which it holds itself`.
+ */
+export function waitSentence(waiter: string, wait: Edge, holder: string, hold: Edge | null, self: boolean): string {
+  if (hold === null) return `${waiter} ${wait.description}: ${holder}`;
+  const clause = holdClause(hold.description);
+  if (self) return `${waiter} ${wait.description}, which it holds itself${clause}`;
+  if (hold.ruleId === 'thread-identity' || hold.basis === 'thread-identity') {
+    const how = /\(([^()]+)\)\s*$/.exec(wait.description)?.[1];
+    return `${waiter} waits for ${holder} to exit (${how ? `${how}; ` : ''}${hold.description})`;
+  }
+  return `${waiter} ${wait.description}, held by ${holder}${clause}`;
+}
+
+/**
+ * What to print after a holder's name for its hold edge: `, which is compiling …` from a fragment
+ * however it starts (`is running …`, `which …`, `as memory shows …`), ` (its header shows pthread_t …)`
+ * for a thread identity.
+ */
+export function holderClause(hold: Edge): string {
+  if (hold.ruleId === 'thread-identity' || hold.basis === 'thread-identity') return hold.description ? ` (${hold.description})` : '';
+  return holdClause(hold.description);
+}
+
+function holdClause(description: string): string {
+  const d = description.trim();
+  if (d === '') return '';
+  if (/^(which|whose|who|as|since|because|presumably which)\b|^\(/.test(d)) return `, ${d}`;
+  return `, which ${d}`;
+}
+
 /** The one-line summary every format starts with. */
 export function verdictLine(analysis: Analysis): string {
   switch (analysis.verdict) {
@@ -156,12 +190,24 @@ export function verdictLine(analysis: Analysis): string {
       }
       return `${count} deadlocks found`;
     }
-    case 'hang':
-      return `Hang: ${analysis.hung.length === 1 ? 'thread' : 'threads'} ${threadList(analysis.hung)} ${analysis.hung.length === 1 ? 'waits' : 'wait'} with no time limit on something that is not released`;
+    case 'hang': {
+      const one = analysis.hung.length === 1;
+      const who = `${one ? 'thread' : 'threads'} ${threadList(analysis.hung)}`;
+      switch (analysis.verdictReasons?.[0]?.kind) {
+        case 'owner-gone':
+          return `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is no longer in the process`;
+        case 'all-blocked':
+          return `Hang: every thread is blocked with no time limit; ${who} ${one ? 'waits' : 'wait'} for what no thread left can release`;
+        case 'no-releaser':
+          return `Hang: ${who} ${one ? 'waits' : 'wait'} with no time limit for what only threads blocked for good could release`;
+        default:
+          return `Hang: ${who} ${one ? 'waits' : 'wait'} with no time limit on something that is not released`;
+      }
+    }
     case 'crash':
       return `Crash: ${analysis.crash?.text ?? 'the process crashed'}`;
     case 'ok':
-      return `No deadlock found among ${analysis.stats.threads} ${analysis.stats.threads === 1 ? 'thread' : 'threads'}`;
+      return `No deadlock or hang found among ${analysis.stats.threads} ${analysis.stats.threads === 1 ? 'thread' : 'threads'}`;
   }
 }
 

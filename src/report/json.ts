@@ -4,7 +4,7 @@
  * an unmerged headerless backtrace by its key string (`"bt@119"`), a `Thread 2.4` by `"2.4"`.
  * The parsed dump itself is not repeated: `waitgraph parse` prints it.
  */
-import type { Analysis, Deadlock, Edge, FrameRef, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
+import type { Analysis, CandidateCycle, Deadlock, Edge, FrameRef, ThreadAnalysis, ThreadKey, UnresolvedWait, VerdictReason } from '../model/analysis.js';
 import { escapeJsonInvisibles } from '../model/text-hygiene.js';
 import { jsonChunks, streamedArray, streamedObject, type StreamedObject } from './json-stream.js';
 
@@ -19,6 +19,10 @@ export interface JsonReport {
   blockedBehindHang: JsonThreadRef[];
   /** For verdict `hang`: why each hung thread cannot go on. */
   hangReasons: Array<{ thread: JsonThreadRef; text: string }>;
+  /** Why the verdict is what it is; the first reason decides it. */
+  verdictReasons: Array<{ kind: VerdictReason['kind']; text: string; threads: JsonThreadRef[] }>;
+  /** For a hang with no proven cycle: the cycles that may hold, smallest first, with the gdb commands that would settle them. */
+  candidateCycles: JsonCandidateCycle[];
   /** Set when the process crashed (verdict `crash`, or a deadlock or hang found besides). */
   crash?: JsonCrash;
   /** Set when the paste is partial: what it lacks and the gdb command that captures it. */
@@ -31,6 +35,14 @@ export interface JsonReport {
   unlinkedOwners?: NonNullable<Analysis['unlinkedOwners']>;
   notes: string[];
   stats: Analysis['stats'];
+}
+
+export interface JsonCandidateCycle {
+  threads: JsonThreadRef[];
+  steps: Array<{ from: JsonThreadRef; to: JsonThreadRef; resource: string | null; known: boolean }>;
+  gdbCommands: string[];
+  unprovable: string[];
+  text: string;
 }
 
 export interface JsonCrash {
@@ -54,6 +66,10 @@ export interface JsonDeadlock {
   rules: string[];
   blockedBehind: JsonThreadRef[];
   cycle: Array<{ from: JsonThreadRef; to: JsonThreadRef; resource: string | null; evidence: Deadlock['evidence']; text: string }>;
+  /** `candidates`: the only cycle the possible holders of its unproven waits leave. */
+  basis?: 'candidates';
+  /** For basis `candidates`: what ruled the other possible cycles out. */
+  ruledOut?: string;
 }
 
 export interface JsonThread {
@@ -126,6 +142,18 @@ function jsonDeadlock(d: Deadlock): JsonDeadlock {
       evidence: s.wait.evidence === 'proven' && (s.hold === null || s.hold.evidence === 'proven') ? 'proven' : 'inferred',
       text: s.text,
     })),
+    ...(d.basis !== undefined ? { basis: d.basis } : {}),
+    ...(d.ruledOut !== undefined ? { ruledOut: d.ruledOut } : {}),
+  };
+}
+
+function jsonCandidateCycle(c: CandidateCycle): JsonCandidateCycle {
+  return {
+    threads: c.threads.map(threadRef),
+    steps: c.steps.map((s) => ({ from: threadRef(s.from), to: threadRef(s.to), resource: s.resource, known: s.known })),
+    gdbCommands: c.gdbCommands,
+    unprovable: c.unprovable,
+    text: c.text,
   };
 }
 
@@ -191,6 +219,8 @@ function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map:
     hung: list(analysis.hung, threadRef),
     blockedBehindHang: list(analysis.hangBlockedBehind ?? [], threadRef),
     hangReasons: list(analysis.hangReasons ?? [], (r) => ({ thread: threadRef(r.thread), text: r.text })),
+    verdictReasons: list(analysis.verdictReasons ?? [], (r) => ({ kind: r.kind, text: r.text, threads: r.threads.map(threadRef) })),
+    candidateCycles: list(analysis.candidateCycles ?? [], jsonCandidateCycle),
     ...(analysis.crash !== undefined ? { crash: jsonCrash(analysis.crash) } : {}),
     ...(analysis.partial !== undefined ? { partial: { kind: analysis.partial.kind, text: analysis.partial.text, command: analysis.partial.command } } : {}),
     threads: list(analysis.threads, (t) => jsonThread(t, bt)),

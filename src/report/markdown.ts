@@ -13,6 +13,7 @@ import {
   capitalise,
   crashLines,
   deadlockRows,
+  holderClause,
   siteText,
   threadList,
   threadsByKey,
@@ -48,6 +49,14 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     });
   }
 
+  // Why a hang is a hang and ok is ok (a deadlock's cycle says it itself).
+  const why = analysis.deadlocks.length === 0 ? (analysis.verdictReasons ?? []).filter((r) => r.kind !== 'nothing-blocked') : [];
+  if (why.length > 0) {
+    out.push('### Why', '');
+    for (const r of why) out.push(`- ${escapeText(r.text)}`);
+    out.push('');
+  }
+
   if (analysis.hung.length > 0) {
     out.push(`### Hung threads`, '');
     const reasons = new Map((analysis.hangReasons ?? []).map((r) => [r.thread, r.text]));
@@ -58,6 +67,17 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     }
     const behind = analysis.hangBlockedBehind ?? [];
     if (behind.length > 0) out.push('', `**Blocked behind ${analysis.hung.length === 1 ? 'it' : 'them'}:** ${behind.length === 1 ? 'thread' : 'threads'} ${threadList(behind)}.`);
+    out.push('');
+  }
+
+  const candidates = analysis.candidateCycles ?? [];
+  if (candidates.length > 0) {
+    out.push('### Candidate cycles', '', 'The text does not show who holds what these threads wait for; these cycles may hold, smallest first.', '');
+    candidates.forEach((cycle, i) => {
+      out.push(`${i + 1}. **${cycle.threads.length === 1 ? 'thread' : 'threads'} ${threadList(cycle.threads)}**: ${escapeText(cycle.text)}`);
+      for (const command of cycle.gdbCommands) out.push(`   - prove it: ${code(command)}`);
+      for (const what of cycle.unprovable) out.push(`   - no gdb command names the holder of ${escapeText(what)}`);
+    });
     out.push('');
   }
 
@@ -128,10 +148,11 @@ function deadlockSection(
     const resource = row.resource ?? row.wait.allOf ?? null;
     const waitsFor = resource === null ? escapeCell(row.wait.description) : `${code(resource, true)} ${escapeCell(row.wait.description)}`;
     const heldBy = row.hold
-      ? `${escapeCell(threadTitle(row.holder))} ${escapeCell(row.hold.description)}`
+      ? `${escapeCell(threadTitle(row.holder))}${escapeCell(holderClause(row.hold))}`
       : `${escapeCell(threadTitle(row.holder))}${row.wait.viaState ? ` (${escapeCell(row.wait.viaState)})` : ''}`;
     const evidence = row.hold && row.hold.evidence !== row.wait.evidence ? `wait ${row.wait.evidence}, hold ${row.hold.evidence}` : row.wait.evidence;
-    const site = row.wait.site ?? threads.get(row.waiter)?.acquireSite ?? null;
+    // Where the waiter waits: its first frame outside lock and runtime libraries, not the rule's site (`___pthread_mutex_lock`).
+    const site = threads.get(row.waiter)?.acquireSite ?? row.wait.site ?? null;
     out.push(`| ${row.onCycle ? '**' : ''}${escapeCell(threadTitle(row.waiter))}${row.onCycle ? '**' : ''} | ${waitsFor} | ${heldBy} | ${evidence} | ${site ? code(siteText(site), true) : ''} |`);
   }
   out.push('', '```mermaid', mermaidForDeadlock(analysis, deadlock).trimEnd(), '```', '');

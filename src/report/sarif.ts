@@ -182,11 +182,14 @@ function hangResult(analysis: Analysis, options: ResultOptions, ruleIndex: numbe
     level: 'warning',
     kind: 'fail',
     message: {
-      text: `${analysis.hung.length === 1 ? 'Thread' : 'Threads'} ${threadList(analysis.hung)} wait with no time limit for something that is not released.${waits.length > 0 ? ` ${waits.join('; ')}.` : ''}`,
+      text: `${(analysis.verdictReasons ?? []).map((r) => r.text).join(' ') || `${analysis.hung.length === 1 ? 'Thread' : 'Threads'} ${threadList(analysis.hung)} wait with no time limit for something that is not released.`}${waits.length > 0 ? ` ${waits.join('; ')}.` : ''}`,
     },
     ...(locations.length > 0 ? { locations } : {}),
     ...(related.length > 0 ? { relatedLocations: related.map((loc, id) => ({ id, ...loc })) } : {}),
-    properties: { threads: analysis.hung },
+    properties: {
+      threads: analysis.hung,
+      ...((analysis.candidateCycles ?? []).length > 0 ? { candidateCycles: analysis.candidateCycles.map((c) => ({ threads: c.threads, gdbCommands: c.gdbCommands, text: c.text })) } : {}),
+    },
   };
 }
 

@@ -7,7 +7,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
 import { compareThreadKeys } from '../model/ids.js';
-import { crashLines, deadlockRows, siteText, threadsByKey, threadTitle, verdictLine } from './cycle-view.js';
+import { crashLines, deadlockRows, siteText, threadsByKey, threadTitle, verdictLine, waitSentence } from './cycle-view.js';
 import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
@@ -49,10 +49,29 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
     for (const key of [...deadlock.threads, ...deadlock.blockedBehind]) shown.add(key);
   });
 
+  // Why a hang is a hang and ok is ok (a deadlock's cycle says it itself).
+  const why = analysis.deadlocks.length === 0 ? (analysis.verdictReasons ?? []).filter((r) => r.kind !== 'nothing-blocked') : [];
+  if (why.length > 0) {
+    out.push('');
+    out.push(c.bold('Why:'));
+    for (const r of why) out.push(...wrap(r.text, '  ', '  '));
+  }
+
   if (analysis.verdict === 'hang' || (analysis.hung.length > 0 && analysis.deadlocks.length === 0)) {
     out.push('');
     for (const line of hangSection(analysis, threads, c)) out.push(line); // no spread: one line per hung thread
     for (const key of [...analysis.hung, ...(analysis.hangBlockedBehind ?? [])]) shown.add(key);
+  }
+
+  const candidates = analysis.candidateCycles ?? [];
+  if (candidates.length > 0) {
+    out.push('');
+    out.push(c.bold('Candidate cycles (who holds what the text does not show; smallest first):'));
+    candidates.forEach((cycle, i) => {
+      out.push(...wrap(`${i + 1}. ${cycle.threads.length === 1 ? 'thread' : 'threads'} ${cycle.threads.join(', ')}: ${cycle.text}`, '  ', '       '));
+      for (const command of cycle.gdbCommands) out.push(`       prove it: ${c.cyan(command)}`);
+      for (const what of cycle.unprovable) out.push(...wrap(`no gdb command names the holder of ${what}`, '       ', '       '));
+    });
   }
 
   const rest = analysis.threads.filter((t) => !shown.has(t.key));
@@ -65,7 +84,7 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   const unresolved = analysis.unresolved;
   if (unresolved.length > 0) {
     out.push('');
-    out.push(c.bold('Unresolved waits (the holder is not in the dump):'));
+    out.push(c.bold('Unresolved waits (the text does not show who holds them):'));
     for (const u of unresolved) {
       const t = threads.get(u.thread);
       out.push(`  ${name(t, u.thread)} ${u.description} (${u.resource})`);
@@ -148,10 +167,7 @@ function cycleLines(analysis: Analysis, deadlock: Deadlock, threads: Map<ThreadK
       allOf.set(k, entry);
       continue;
     }
-    const holder = row.holder === row.waiter ? 'itself' : name(threads.get(row.holder), row.holder);
-    const how = row.hold?.description ? `, ${row.hold.description}` : '';
-    const tag = evidenceTag(row.wait, row.hold);
-    const text = `${waiter} ${row.wait.description}, held by ${holder}${how}${tag}`;
+    const text = `${waitSentence(waiter, row.wait, name(threads.get(row.holder), row.holder), row.hold, row.holder === row.waiter)}${evidenceTag(row.wait, row.hold)}`;
     lines.set(`${row.waiter}\u0000${row.resource}\u0000${row.holder}`, { waiter: row.waiter, text });
   }
   for (const [k, entry] of allOf) {

@@ -34,7 +34,7 @@ export interface BuiltinJson {
   /** Every primitives file and rule file, relative to the packs folder, with what they were at build time. */
   files: Array<{ path: string; size: number; mtimeMs: number }>;
   /** Each pack's primitives file (`glibc/primitives.yaml`) and its validated conditions, in pack order. */
-  primitives: Array<{ path: string; conditions: FrameConditionRaw[] }>;
+  primitives: Array<{ path: string; conditions: FrameConditionRaw[]; lockWrappers: FrameConditionRaw[] }>;
   rules: Array<{ path: string; packFolder: string } & ({ kind: 'thread'; raw: ThreadRuleRaw } | { kind: 'cycle'; raw: CycleRuleRaw })>;
 }
 
@@ -54,7 +54,7 @@ function readFreshJson(dir: string): BuiltinJson | null {
   } catch {
     return null;
   }
-  if (json.version !== 2) return null;
+  if (json.version !== 2 || !json.primitives.every((p) => Array.isArray(p.lockWrappers))) return null;
   let now: BuiltinJson['files'];
   try {
     now = builtinFileStates(dir);
@@ -77,6 +77,7 @@ function compileJson(json: BuiltinJson, dir: string): LoadedRules {
     (path, message) =>
       new RuleError(`${shown}: ${path.join('.')}: ${message} (built-in rules JSON; run npm run build)`);
   const primitives = json.primitives.flatMap((file) => file.conditions.map((f, i) => compileFrame(f, ['primitives', i], failFor(file.path))));
+  const lockWrappers = json.primitives.flatMap((file) => file.lockWrappers.map((f, i) => compileFrame(f, ['lockWrappers', i], failFor(file.path))));
   const entries: RuleEntry[] = json.rules.map((r) => {
     const source = { path: join(dir, r.path), display: r.path, builtin: true, packFolder: r.packFolder };
     return r.kind === 'thread' ? { source, kind: 'thread', raw: r.raw, fail: failFor(r.path) } : { source, kind: 'cycle', raw: r.raw, fail: failFor(r.path) };
@@ -86,6 +87,7 @@ function compileJson(json: BuiltinJson, dir: string): LoadedRules {
     primitives,
     entries.map((e) => e.source.path),
     (p) => p,
+    lockWrappers,
   );
 }
 

@@ -62,7 +62,7 @@ export function compileEntry(entry: RuleEntry, intern: ProcessInterner): Rule {
  * Compiles rule files in order (each is taken from `entries` only when the one before it has
  * compiled, so the first bad file is the one reported) into the loaded rule set.
  */
-export function assembleRules(entries: Iterable<RuleEntry>, primitives: FrameCondition[], files: string[], display: (p: string) => string): LoadedRules {
+export function assembleRules(entries: Iterable<RuleEntry>, primitives: FrameCondition[], files: string[], display: (p: string) => string, lockWrappers: FrameCondition[] = []): LoadedRules {
   const rules: Rule[] = [];
   const byId = new Map<string, Rule>();
   const processConditions: FrameCondition[] = [];
@@ -113,7 +113,7 @@ export function assembleRules(entries: Iterable<RuleEntry>, primitives: FrameCon
       if (!byId.has(id)) throw new RuleError(`${display(rule.file)}: match.cycle.rules: unknown rule id ${id}`);
     }
   }
-  return { threadRules, cycleRules, primitives, processConditions, byId, files };
+  return { threadRules, cycleRules, primitives, lockWrappers, processConditions, byId, files };
 }
 
 /** References (`unlessRules`, cycle rules' `rules`) to a replaced id name the rule that replaced it. */

@@ -12,6 +12,7 @@ import { RuleError } from '../errors.js';
 import {
   CycleRuleSchema,
   FrameConditionSchema,
+  NamePatternSchema,
   ThreadRuleSchema,
   type FrameConditionRaw,
 } from './schema.js';
@@ -45,7 +46,12 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
   const sources: SourceFile[] = [];
   const dir = builtinRulesDir();
   const primitives: FrameCondition[] = [];
-  for (const f of builtinPrimitiveFiles(dir)) primitives.push(...loadPrimitives(join(dir, f), display(join(dir, f))));
+  const lockWrappers: FrameCondition[] = [];
+  const addPrimitives = (loaded: { primitives: FrameCondition[]; lockWrappers: FrameCondition[] }): void => {
+    primitives.push(...loaded.primitives);
+    lockWrappers.push(...loaded.lockWrappers);
+  };
+  for (const f of builtinPrimitiveFiles(dir)) addPrimitives(loadPrimitives(join(dir, f), display(join(dir, f))));
   if (!options.noBuiltins) {
     for (const pack of packFolders(dir)) {
       if (options.packs && !options.packs.includes(pack)) continue;
@@ -62,7 +68,7 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
     if (files.length === 0) throw new RuleError(`${given}: no rule files (.yaml, .yml, .json) in this folder`);
     for (const f of files) {
       // A user pack's own wait primitives join the built-in ones.
-      if (basename(f) === PRIMITIVES_FILE) primitives.push(...loadPrimitives(f, display(f)));
+      if (basename(f) === PRIMITIVES_FILE) addPrimitives(loadPrimitives(f, display(f)));
       else sources.push({ path: f, display: display(f), builtin: false, packFolder: basename(dirname(f)) });
     }
   }
@@ -70,7 +76,7 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
   const entries = (function* () {
     for (const source of sources) yield readRuleFile(source);
   })();
-  return assembleRules(entries, primitives, sources.map((s) => s.path), display);
+  return assembleRules(entries, primitives, sources.map((s) => s.path), display, lockWrappers);
 }
 
 /** The rule files and primitives files in a user's folder and its subfolders (each folder a pack). */
@@ -178,9 +184,24 @@ export function readRuleFile(source: SourceFile): RuleEntry {
   return { source, kind: 'thread', raw: parsed.data, fail };
 }
 
-const PrimitivesSchema = z.strictObject({ primitives: z.array(FrameConditionSchema).min(1) });
+/** A lock wrapper is skipped by its name alone (see LoadedRules.lockWrappers): no library, file or argument tests. */
+const LockWrapperSchema = z.strictObject({ function: NamePatternSchema });
 
-function loadPrimitives(path: string, shown: string): FrameCondition[] {
+const PrimitivesSchema = z
+  .strictObject({
+    primitives: z.array(FrameConditionSchema).min(1).optional(),
+    /** Lock and runtime library frames skipped after the primitives to find where a thread waits. */
+    lockWrappers: z.array(LockWrapperSchema).min(1).optional(),
+  })
+  .refine((p) => p.primitives !== undefined || p.lockWrappers !== undefined, 'a primitives file needs primitives or lockWrappers');
+
+/** A primitives file's two lists, validated and not compiled (build/precompile-rules.ts stores them as JSON). */
+export interface PrimitivesRaw {
+  primitives: FrameConditionRaw[];
+  lockWrappers: FrameConditionRaw[];
+}
+
+function loadPrimitives(path: string, shown: string): { primitives: FrameCondition[]; lockWrappers: FrameCondition[] } {
   const file = readYaml(path, shown);
   const parsed = PrimitivesSchema.safeParse(file.data);
   if (!parsed.success) throw zodError(shown, file, parsed.error);
@@ -188,13 +209,16 @@ function loadPrimitives(path: string, shown: string): FrameCondition[] {
     const line = lineOf(file, p);
     return new RuleError(`${shown}${line ? `:${line}` : ''}: ${formatPath(p)}: ${message}`);
   };
-  return parsed.data.primitives.map((f, i) => compileFrame(f, ['primitives', i], fail));
+  return {
+    primitives: (parsed.data.primitives ?? []).map((f, i) => compileFrame(f, ['primitives', i], fail)),
+    lockWrappers: (parsed.data.lockWrappers ?? []).map((f, i) => compileFrame(f, ['lockWrappers', i], fail)),
+  };
 }
 
 /** The validated primitives of a pack's primitives.yaml, not compiled (build/precompile-rules.ts stores them as JSON). */
-export function readPrimitives(path: string, shown: string): FrameConditionRaw[] {
+export function readPrimitives(path: string, shown: string): PrimitivesRaw {
   const file = readYaml(path, shown);
   const parsed = PrimitivesSchema.safeParse(file.data);
   if (!parsed.success) throw zodError(shown, file, parsed.error);
-  return parsed.data.primitives;
+  return { primitives: parsed.data.primitives ?? [], lockWrappers: parsed.data.lockWrappers ?? [] };
 }

@@ -92,8 +92,27 @@ export const WaitSchema = z.union([
     description: template,
     /** Short noun for titles: `LLVM ORC lazy compile`. */
     label: z.string().min(1).optional(),
-    /** A wait on something with a holder (lock-like). false for condition variables, whose wait alone is no hang. */
+    /** A wait on something with a holder (lock-like). false for condition variables, which any running thread may signal. */
     lockLike: z.boolean().optional(),
+    /**
+     * false when the waiter cannot be what it waits for: a recursive lock (its owner takes it again
+     * without waiting) or the GIL (a thread asks for it only after dropping it). Default true: a
+     * normal mutex relocked by its owner is a self-deadlock, so the waiter is a possible holder.
+     */
+    waiterMayHold: z.boolean().optional(),
+    /** Several threads may hold it at once (read locks), so other waiters for it are possible holders too. */
+    shared: z.boolean().optional(),
+    /**
+     * Only the thread the resource names can end the wait (pthread_join): no other thread is a
+     * possible holder, and when that thread is not in the dump (it has exited) the wait is not stuck.
+     */
+    namedHolder: z.boolean().optional(),
+    /**
+     * The holder shows in its own stack (a rule names it with `holds`: the thread running a
+     * one-time initializer, a lazy compile, a collection). When no thread is named, only a thread
+     * whose stack is cut short could be it, not any thread as for a mutex.
+     */
+    holderShows: z.boolean().optional(),
     /**
      * How memory names the holder (model/owner-shapes.ts): `pthread-mutex`, `pthread-rwlock`, `gil`,
      * `jl-mutex`, `grec-mutex`. Reports print its gdb command, live mode asks it; the resource's
@@ -134,6 +153,17 @@ export const ThreadEffectSchema = z.strictObject({
   timed: z.boolean().optional(),
   /** An idle pool / listener thread: never a hang, listed in a counted group. */
   idle: z.boolean().optional(),
+  /**
+   * The thread waits on the outside world (I/O, a connection, a signal, a child process): it is
+   * never blocked forever, and a chain of waits that reaches it can still end.
+   */
+  outside: z.boolean().optional(),
+  /**
+   * The frames look like a wait but the thread runs: an unlock path waking a waiter
+   * (pthread_mutex_unlock → __lll_lock_wake → futex_wake), or a lock's fast path before it sleeps
+   * (frame #0 in pthread_mutex_lock itself, not in the futex wait). It counts as not blocked.
+   */
+  running: z.boolean().optional(),
 });
 
 export const CycleMatchSchema = z.strictObject({

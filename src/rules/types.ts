@@ -69,6 +69,11 @@ export interface LoadedRules {
   cycleRules: CycleRule[];
   /** The wait primitives skipped at the top of a stack (futex, pthread_cond_wait, …). */
   primitives: FrameCondition[];
+  /**
+   * Frames of lock and runtime libraries (std::shared_mutex::lock, __gthread_once, pthread_*)
+   * skipped after the primitives to find where a thread waits, as reports show it. Name tests only.
+   */
+  lockWrappers: FrameCondition[];
   /** Every distinct `processHas` condition of every rule; shapes refer to them by index. */
   processConditions: FrameCondition[];
   byId: Map<string, Rule>;

@@ -87,10 +87,21 @@ test('a thread waiting for a mutex it holds itself is a deadlock of one thread',
   assert.match(a.deadlocks[0]?.cycle[0]?.text ?? '', /which it holds itself/);
 });
 
-test('an owner that is not a thread of the dump is a note, and the wait stays unresolved', () => {
+test('an owner that is not a thread of the dump makes a hang that says so; its LWP against the pid tells exited from forked', () => {
   const a = analyze(dumpOf([mutexWaiter(1, `${A} <lock_a>`)]), { rules, facts: [fact('mutex:0x555555558040', 4242)] });
   assert.equal(a.verdict, 'hang');
-  assert.ok(a.notes.some((n) => /LWP 4242/.test(n) && /not a thread of this dump/.test(n)));
+  assert.equal(a.verdictReasons[0]?.kind, 'owner-gone');
+  assert.deepEqual(a.hung, ['1']);
+  // Thread 1 (the main thread) has LWP 1001 = the pid: 4242 came later and is gone.
+  assert.match(a.verdictReasons[0]?.text ?? '', /whose owner, LWP 4242, is not among the threads of the dump: it exited while holding it/);
+  const forked = analyze(dumpOf([mutexWaiter(1, `${A} <lock_a>`)]), { rules, facts: [fact('mutex:0x555555558040', 900)] });
+  assert.match(forked.verdictReasons[0]?.text ?? '', /LWP 900, is no thread of this process: its LWP is lower than the process id \(1001\).*forked/);
+  const live = analyze(dumpOf([mutexWaiter(1, `${A} <lock_a>`)]), {
+    rules,
+    facts: [fact('mutex:0x555555558040', 4242)],
+    process: { pid: 1001, whole: true, ownerStatus: new Map([[4242, { exists: false }]]) },
+  });
+  assert.match(live.verdictReasons[0]?.text ?? '', /\/proc has no such thread\): it exited while holding it/);
 });
 
 test('a headerless backtrace matching two threads is not merged, and says so', () => {

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { analyze } from '../../src/analyze/index.js';
 import { parseDump } from '../../src/parse/index.js';
 import { pthreadIdFrom } from '../../src/analyze/thread-identity.js';
-import { WHOLE_PROCESS_HUNG_NOTE } from '../../src/analyze/process-hung.js';
 import { LIVE_FIXTURES } from './harness.js';
 
 const read = (name: string): string => readFileSync(join(LIVE_FIXTURES, name), 'utf8');
@@ -76,13 +75,17 @@ test('pthread_join(threadid=N) waits for the thread whose header shows N (decima
   assert.deepEqual(a.hung, [updater.key]);
 });
 
-test('a hung process is called hung; a healthy one is not', () => {
+test('a hung process is called hung, and says why; a healthy one is not, and says why not', () => {
   for (const name of ['abba.txt', 'abba.nodebug.txt', 'join-holds-mutex.txt', 'py-gil-vs-mutex.txt']) {
-    assert.ok(analyze(parseDump(read(name))).notes.includes(WHOLE_PROCESS_HUNG_NOTE), name);
+    const a = analyze(parseDump(read(name)));
+    assert.notEqual(a.verdict, 'ok', name);
+    assert.ok(a.verdictReasons.length > 0, name);
+    if (a.verdict === 'hang') assert.equal(a.verdictReasons[0]?.kind, 'all-blocked', name);
   }
   for (const name of ['healthy-sleepers.txt', 'healthy-producer-consumer.txt', 'py-healthy-workers.txt']) {
     const a = analyze(parseDump(read(name)));
     assert.equal(a.verdict, 'ok', name);
-    assert.ok(!a.notes.includes(WHOLE_PROCESS_HUNG_NOTE), name);
+    assert.equal(a.verdictReasons[0]?.kind, 'can-progress', name);
+    assert.doesNotMatch(a.verdictReasons.map((r) => r.text).join(' ') + a.notes.join(' '), /looks hung|cannot end|no thread in the dump holds/, `${name}: nothing says hung`);
   }
 });

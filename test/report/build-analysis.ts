@@ -220,6 +220,8 @@ export function foundingAnalysis(): Analysis {
     unresolved: [],
     facts: [],
     notes: [`the headerless \`bt\` at line ${dump.backtraces[headerless]!.startLine} was merged into thread 9 (same top frames)`],
+    verdictReasons: [{ kind: 'cycle', text: 'Threads 7, 8, 9 wait for each other in a cycle, so none of them can ever go on (evidence inferred).', threads: ['7', '8', '9'] }],
+    candidateCycles: [],
     stats: { lines: dump.stats.lines, backtraces: dump.stats.backtraces, threads: threads.length, frames: dump.stats.frames, ignoredLines: 1 },
     dump,
   };
@@ -244,6 +246,8 @@ export function okAnalysis(): Analysis {
     unresolved: [],
     facts: [],
     notes: [],
+    verdictReasons: [{ kind: 'can-progress', text: 'Thread 2 waits on the outside world, so every wait can still end.', threads: ['2'] }],
+    candidateCycles: [],
     stats: { lines: dump.stats.lines, backtraces: 2, threads: 2, frames: 2, ignoredLines: 0 },
     dump,
   };

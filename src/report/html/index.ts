@@ -85,7 +85,7 @@ export async function renderHtml(analysis: Analysis, options: HtmlOptions = {}):
     '</section>',
   ];
   analysis.deadlocks.forEach((deadlock, index) => out.push(deadlockSection(analysis, deadlock, analysis.deadlocks.length > 1 ? index + 1 : null)));
-  out.push(hangSection(analysis), unresolvedSection(analysis), ownersSection(analysis));
+  out.push(whySection(analysis), hangSection(analysis), candidatesSection(analysis), unresolvedSection(analysis), ownersSection(analysis));
   out.push(
     '<section id="threads">',
     `<h2>Threads <span class="count">(${s.threads} in ${groups.length} ${groups.length === 1 ? 'group' : 'groups'}, alike stacks shown once)</span></h2>`,
@@ -374,6 +374,29 @@ function deadlockSection(analysis: Analysis, deadlock: Deadlock, number: number 
   }
   out.push(`<p class="rules">Rules: ${deadlock.rules.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}</p>`);
   out.push('</section>');
+  return out.join('\n');
+}
+
+/** Why a hang is a hang and ok is ok (a deadlock's section says it itself). */
+function whySection(analysis: Analysis): string {
+  const why = analysis.deadlocks.length === 0 ? (analysis.verdictReasons ?? []).filter((r) => r.kind !== 'nothing-blocked') : [];
+  if (why.length === 0) return '';
+  return ['<section class="why">', '<h2>Why</h2>', '<ul>', ...why.map((r) => `<li>${escapeHtml(r.text)}</li>`), '</ul>', '</section>'].join('\n');
+}
+
+/** The cycles that may hold when the text does not show who holds the locks, with the commands that settle them. */
+function candidatesSection(analysis: Analysis): string {
+  const cycles = analysis.candidateCycles ?? [];
+  if (cycles.length === 0) return '';
+  const out = ['<section class="candidates">', '<h2>Candidate cycles</h2>', '<p>The text does not show who holds what these threads wait for; these cycles may hold, smallest first.</p>', '<ul>'];
+  for (const cycle of cycles) {
+    const proofs = [
+      ...cycle.gdbCommands.map((command) => `<li>prove it: <code>${escapeHtml(command)}</code></li>`),
+      ...cycle.unprovable.map((what) => `<li>no gdb command names the holder of ${escapeHtml(what)}</li>`),
+    ];
+    out.push(`<li>${cycle.threads.length === 1 ? 'thread' : 'threads'} ${threadButtons(cycle.threads)}: ${escapeHtml(cycle.text)}${proofs.length > 0 ? `<ul>${proofs.join('')}</ul>` : ''}</li>`);
+  }
+  out.push('</ul>', '</section>');
   return out.join('\n');
 }
 

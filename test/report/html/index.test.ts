@@ -88,7 +88,7 @@ test('a healthy dump: ok verdict, no deadlock section, still every thread', asyn
   assert.equal(analysis.verdict, 'ok');
   const html = await renderHtml(analysis);
   assert.equal(htmlSafetyProblem(html), null);
-  assert.match(html, /<h1 class="verdict ok">No deadlock found among \d+ threads<\/h1>/);
+  assert.match(html, /<h1 class="verdict ok">No deadlock or hang found among \d+ threads<\/h1>/);
   assert.doesNotMatch(html, /<section class="deadlock">/);
   assert.equal(pageData(html).first, null);
   assert.equal(pageData(html).threads.length, analysis.threads.length);

@@ -1,0 +1,417 @@
+/**
+ * The verdict, as a small decision procedure whose every step leaves its reason for the report
+ * (issue 12 §4: a verdict that is never false, and notes that never contradict it):
+ *
+ * 1. **deadlock** — a concrete cycle in the wait-for graph (proven or inferred by rules), or the
+ *    only cycle the possible holders of the unproven waits leave (candidates.ts);
+ * 2. **hang** — no cycle, but the text shows the process cannot progress: a wait's owner is proven
+ *    gone (its LWP is no thread of the process: it exited, or the lock came across fork()), or
+ *    every thread is blocked with no time limit and none waits on the outside world;
+ * 3. **ok** — otherwise: some thread can still go on (it runs, sleeps, waits on the outside world),
+ *    so every wait can still end — a contended lock while others run is contention, not a hang.
+ *
+ * Which threads can go on is process-hung.ts's fixed point. A crash verdict (issue 13) slots in
+ * after step 2: a crash alone is exit 0, a crash with a deadlock or hang is still that.
+ */
+import type { CandidateCycle, Deadlock, Edge, ResourceId, ThreadAnalysis, ThreadKey, Verdict, VerdictReason } from '../model/analysis.js';
+import { compareThreadKeys, nodeKey } from '../model/ids.js';
+import { computeProgress, type Need, type ProgressThread, type RootKind } from './process-hung.js';
+import { findCandidateCycles, MAX_CYCLE_LENGTH, MAX_CYCLES, SEARCH_BUDGET, type StepWait } from './candidates.js';
+import { threadName } from './deadlocks.js';
+import type { WaitInfo } from './deadlocks.js';
+
+/** An owner fact whose holder is no thread of the dump. */
+export interface AbsentOwner {
+  resource: ResourceId;
+  holder: { lwp?: number; ptid?: string; threadId?: number };
+  /** What live mode learnt of that LWP from /proc, when it asked: gone, or a thread of another process. */
+  status?: { exists: false } | { exists: true; tgid: number };
+}
+
+/** What the dump says about the process as a whole. */
+export interface ProcessShape {
+  /**
+   * True when the dump shows every thread of the process: live mode, or gdb numbers 1..N with none
+   * missing. Only the wording depends on it (an absent owner "exited" rather than "is not shown").
+   */
+  whole: boolean;
+  /** The process id: the main thread's LWP (gdb's thread 1) or what live mode attached to. */
+  pid: number | null;
+}
+
+export interface VerdictInput {
+  /** Every thread, in thread order. */
+  threads: ThreadAnalysis[];
+  edges: Edge[];
+  waits: WaitInfo[];
+  deadlocks: Deadlock[];
+  absent: AbsentOwner[];
+  shape: ProcessShape;
+  /** The thread that crashed (crash.ts), or null: it runs no more, but neither does it wait. */
+  crashed: ThreadKey | null;
+  /** Threads known only from an `info threads` row (partial.ts): one frame, no holder; they are not known to be stuck. */
+  rowsOnly?: ReadonlySet<ThreadKey>;
+  /** The deadlocks of the wait-for graph with these hold edges added (for a forced candidate cycle). */
+  deadlocksWith: (extraHolds: Edge[]) => Deadlock[];
+}
+
+export interface VerdictDecision {
+  verdict: Verdict;
+  reasons: VerdictReason[];
+  /** The deadlocks: the graph's, or the one forced candidate cycle. */
+  deadlocks: Deadlock[];
+  /** Hold edges the decision added (basis `candidates`), to go into the analysis's edges. */
+  extraEdges: Edge[];
+  hung: ThreadKey[];
+  hangBlockedBehind: ThreadKey[];
+  hangReasons: Array<{ thread: ThreadKey; text: string }>;
+  candidateCycles: CandidateCycle[];
+  notes: string[];
+}
+
+/** How a thread's wait for a resource whose owner is gone is described. */
+type Gone = { owner: string; why: string };
+
+export function decideVerdict(input: VerdictInput): VerdictDecision {
+  const threads = new Map<ThreadKey, ThreadAnalysis>();
+  for (const t of input.threads) threads.set(t.key, t);
+  const name = (key: ThreadKey): string => threadName(threads.get(key), key);
+  const gone = new Map<string, Gone>();
+  for (const a of input.absent) gone.set(`res:${a.resource}`, describeGone(a, input.shape));
+  const needs = needsOf(input, gone);
+  // The crashed thread is no wait: what the crash froze is where the process died, not a hang (the
+  // crash verdict says so), so it counts as a thread that can go on.
+  // A thread seen only in an `info threads` row may be anywhere beyond that frame: not known to be stuck either.
+  const notStuck = (key: ThreadKey): boolean => key === input.crashed || input.rowsOnly?.has(key) === true;
+  const progress = computeProgress(input.threads.map((t) => (notStuck(t.key) ? { ...progressThread(t, []), blocked: false } : progressThread(t, needs.get(t.key) ?? []))));
+  const stuck = new Set(progress.stuck);
+  const none = { deadlocks: [] as Deadlock[], extraEdges: [] as Edge[], hung: [] as ThreadKey[], hangBlockedBehind: [] as ThreadKey[], hangReasons: [], candidateCycles: [] as CandidateCycle[], notes: [] as string[] };
+
+  // 1. A cycle the wait-for graph shows.
+  if (input.deadlocks.length > 0) {
+    return { ...none, verdict: 'deadlock', reasons: input.deadlocks.map((d) => cycleReason(d, name)), deadlocks: input.deadlocks };
+  }
+  if (stuck.size === 0) return settle(input, { ...none, verdict: 'ok', reasons: [okReason(input, progress.roots, needs)] }, name);
+
+  // Who could hold what the stuck threads wait for (candidates.ts).
+  const candidates = findCandidateCycles({
+    stuck: progress.stuck.map((key) => ({ key, needs: needs.get(key) ?? [] })),
+    waitersOf: waitersOf(input.waits),
+    waitOf: stepWaitLookup(input.waits),
+    name,
+  });
+
+  // 1b. The only cycle the possible holders leave.
+  if (candidates.forced.length > 0) {
+    const extraEdges = candidates.forced.flatMap((f) => f.steps.map((step) => candidateHold(step, input.waits, threads)));
+    const deadlocks = input.deadlocksWith(extraEdges).map((d) => {
+      const forced = candidates.forced.find((f) => f.threads.some((k) => d.threads.includes(k)));
+      return forced ? { ...d, basis: 'candidates' as const, ruledOut: forced.ruledOut } : d;
+    });
+    if (deadlocks.length > 0) {
+      return {
+        ...none,
+        verdict: 'deadlock',
+        reasons: deadlocks.map((d) => ({ ...cycleReason(d, name), kind: d.basis === 'candidates' ? ('only-candidate-cycle' as const) : ('cycle' as const) })),
+        deadlocks,
+        extraEdges,
+      };
+    }
+  }
+
+  const listed = candidates.cycles;
+  const notes = candidates.capped
+    ? [`Candidate cycles: only the first ${listed.length} found are listed (the search stops at ${MAX_CYCLES} cycles, ${MAX_CYCLE_LENGTH} threads a cycle, or ${SEARCH_BUDGET.toLocaleString('en-US')} steps).`]
+    : [];
+
+  // 2a. An owner that is gone.
+  const goneWaits: Array<{ thread: ThreadKey; text: string }> = [];
+  for (const w of input.waits) {
+    const key = nodeKey(w.edge.from);
+    const g = gone.get(w.edge.to);
+    if (g === undefined || !stuck.has(key) || w.edge.timed) continue;
+    goneWaits.push({ thread: key, text: `${w.edge.description}, whose owner, ${g.owner}, ${g.why}` });
+  }
+  if (goneWaits.length > 0) {
+    goneWaits.sort((a, b) => compareThreadKeys(a.thread, b.thread));
+    const hung = unique(goneWaits.map((g) => g.thread));
+    return {
+      ...none,
+      verdict: 'hang',
+      reasons: goneWaits.map((g) => ({ kind: 'owner-gone', text: `${name(g.thread)} ${g.text}, so it is never released.`, threads: [g.thread] })),
+      hung,
+      hangBlockedBehind: without(progress.stuck, hung),
+      hangReasons: goneWaits,
+      candidateCycles: listed,
+      notes,
+    };
+  }
+
+  // 2b. Threads blocked for good: every thread, or some whose every possible releaser is blocked too.
+  const all = progress.stuck.length === input.threads.length;
+  const stuckThreads = input.threads.filter((t) => stuck.has(t.key));
+  const roots = stuckThreads.filter((t) => isRootOfStall(needs.get(t.key) ?? []));
+  // Every stuck thread only waits to be signalled (condition variables, semaphores, idle pools),
+  // none waits for a lock another holds, and the dump is not the whole process: the thread that
+  // would signal them may be one it does not show (a paste of idle workers is no hang).
+  if (!input.shape.whole && stuckThreads.every((t) => (needs.get(t.key) ?? []).every((n) => n.kind === 'any'))) {
+    return settle(input, {
+      ...none,
+      verdict: 'ok',
+      reasons: [
+        {
+          kind: 'waker-not-shown',
+          text:
+            `${capitalise(listThreads(roots.map((t) => t.key)))} ${roots.length === 1 ? 'waits' : 'wait'} to be woken by another thread (a condition variable, a semaphore, an idle pool), ` +
+            `and the dump does not show every thread of the process: the thread that would wake ${roots.length === 1 ? 'it' : 'them'} may be one it does not show. Capture every thread (thread apply all bt) to tell.`,
+          threads: roots.map((t) => t.key),
+        },
+      ],
+    }, name);
+  }
+  const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
+  const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? []) }));
+  const shown = input.shape.whole ? '' : ` (as far as the dump shows: ${input.threads.length === 1 ? 'its one thread' : `its ${input.threads.length} threads`})`;
+  let text = all
+    ? `Every thread is blocked with no time limit and none waits on the outside world (I/O, a signal, a child process), so nothing can wake them${shown}.`
+    : `${capitalise(listThreads(hung))} ${hung.length === 1 ? 'is' : 'are'} blocked with no time limit, and every thread that could release what ${hung.length === 1 ? 'it waits' : 'they wait'} for is blocked for good too${shown}.`;
+  const unlessGone = ' unless the owner of a lock is no longer in the process (a thread that exited holding it, or a lock inherited across fork()).';
+  if (listed.length > 0 && candidates.noDeadEnd && stuckThreads.length === 1) {
+    text += ' The only thread shown that could release what it waits for is itself: it holds the lock it waits for (a self-deadlock), or the holder is a thread the dump does not show or one no longer in the process.';
+  } else if (listed.length > 0 && candidates.noDeadEnd) {
+    text += ` Each waits for something only these threads can release, so some of them wait for each other in a cycle, though the text does not show which (the candidate cycles);${unlessGone}`;
+  } else if (listed.length > 0) text += ' Some of them may wait for each other in a cycle (the candidate cycles).';
+  return {
+    ...none,
+    verdict: 'hang',
+    reasons: [{ kind: all ? 'all-blocked' : 'no-releaser', text, threads: hung }],
+    hung,
+    hangBlockedBehind: without(progress.stuck, hung),
+    hangReasons,
+    candidateCycles: listed,
+    notes,
+  };
+}
+
+/** An `ok` decision becomes `crash` when the process crashed (a crash alone is exit 0; issue 13). */
+function settle(input: VerdictInput, decision: VerdictDecision, name: (key: ThreadKey) => string): VerdictDecision {
+  if (input.crashed === null || decision.verdict !== 'ok') return decision;
+  return {
+    ...decision,
+    verdict: 'crash',
+    reasons: [
+      {
+        kind: 'crashed',
+        text: `${name(input.crashed)} crashed: the process is dead, and the other threads' waits are where the crash froze them, not a hang.`,
+        threads: [input.crashed],
+      },
+    ],
+  };
+}
+
+/** Threads waiting for each resource node, for the same-lock rule. */
+function waitersOf(waits: WaitInfo[]): Map<string, Set<ThreadKey>> {
+  const map = new Map<string, Set<ThreadKey>>();
+  for (const w of waits) {
+    const resource = nodeKey(w.edge.to);
+    const set = map.get(resource);
+    if (set) set.add(nodeKey(w.edge.from));
+    else map.set(resource, new Set([nodeKey(w.edge.from)]));
+  }
+  return map;
+}
+
+function stepWaitLookup(waits: WaitInfo[]): (waiter: ThreadKey, resource: string) => StepWait | undefined {
+  const byKey = new Map<string, StepWait>();
+  for (const w of waits) {
+    const k = `${nodeKey(w.edge.from)}\u0000${nodeKey(w.edge.to)}`;
+    const known = byKey.get(k);
+    // Two rules describing one wait: the waiter is ruled out if either says so.
+    if (known) {
+      known.waiterMayHold &&= w.waiterMayHold;
+      known.shared ||= w.shared;
+      known.holderShows ||= w.holderShows;
+      known.ownerQuery ??= w.ownerQuery;
+      continue;
+    }
+    byKey.set(k, {
+      resource: nodeKey(w.edge.to),
+      description: w.edge.description,
+      ownerQuery: w.ownerQuery,
+      label: w.label,
+      waiterMayHold: w.waiterMayHold,
+      shared: w.shared,
+      holderShows: w.holderShows,
+      siteLevel: w.edge.site?.level ?? null,
+    });
+  }
+  return (waiter, resource) => byKey.get(`${waiter}\u0000${resource}`);
+}
+
+/** The hold edge a forced candidate step stands for. */
+function candidateHold(step: { from: ThreadKey; to: ThreadKey; resource: string }, waits: WaitInfo[], threads: Map<ThreadKey, ThreadAnalysis>): Edge {
+  const wait = waits.find((w) => nodeKey(w.edge.from) === step.from && nodeKey(w.edge.to) === step.resource);
+  return {
+    kind: 'holds',
+    from: `res:${step.resource}`,
+    to: `thread:${step.to}`,
+    evidence: 'inferred',
+    ruleId: 'candidates',
+    site: threads.get(step.to)?.acquireSite ?? null,
+    description: `is the only thread left that can hold it${wait?.ownerQuery ? ` (to prove it: ${wait.ownerQuery})` : ''}`,
+    basis: 'candidates',
+  };
+}
+
+/** What each thread waits for, from its wait edges (timed waits are no need: the thread wakes by itself). */
+function needsOf(input: VerdictInput, gone: Map<string, Gone>): Map<ThreadKey, Need[]> {
+  const holders = new Map<string, ThreadKey[]>();
+  for (const e of input.edges) {
+    if (e.kind !== 'holds') continue;
+    const list = holders.get(e.from);
+    if (list) list.push(nodeKey(e.to));
+    else holders.set(e.from, [nodeKey(e.to)]);
+  }
+  // A holder that shows in its own stack (running the work) can only hide in a stack that is cut
+  // short, and not in an idle pool or listener thread, whose stack is its own work loop.
+  const truncated = input.threads.filter((t) => t.truncated === true && t.idle !== true).map((t) => t.key);
+  const needs = new Map<ThreadKey, Need[]>();
+  const add = (key: ThreadKey, need: Need): void => {
+    const list = needs.get(key);
+    if (list) list.push(need);
+    else needs.set(key, [need]);
+  };
+  for (const w of input.waits) {
+    if (w.edge.timed) continue;
+    const key = nodeKey(w.edge.from);
+    if (!w.lockLike) {
+      add(key, { kind: 'any' });
+      continue;
+    }
+    const known = holders.get(w.edge.to) ?? [];
+    const candidates = known.length > 0 || !w.holderShows ? 'any' : truncated.filter((k) => k !== key);
+    add(key, { kind: 'lock', resource: nodeKey(w.edge.to), description: w.edge.description, holders: known, candidates, gone: gone.has(w.edge.to), namedHolder: w.namedHolder });
+  }
+  // All-of waits: one need per waiter and all-of resource, met when every target can go on.
+  const allOf = new Map<string, { key: ThreadKey; resource: string; description: string; targets: ThreadKey[] }>();
+  for (const e of input.edges) {
+    if (e.kind !== 'waits-thread' || e.timed) continue;
+    const key = nodeKey(e.from);
+    const resource = e.allOf ?? e.ruleId;
+    const k = `${key}\u0000${resource}`;
+    const entry = allOf.get(k);
+    if (entry) entry.targets.push(nodeKey(e.to));
+    else allOf.set(k, { key, resource, description: e.description, targets: [nodeKey(e.to)] });
+  }
+  for (const { key, resource, description, targets } of allOf.values()) add(key, { kind: 'all', resource, description, targets });
+  return needs;
+}
+
+function progressThread(t: ThreadAnalysis, needs: Need[]): ProgressThread {
+  return { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
+}
+
+/** A stuck thread that is not only waiting on other threads it knows (a lock with a holder, an all-of wait). */
+function isRootOfStall(needs: Need[]): boolean {
+  return needs.length === 0 || needs.some((n) => n.kind === 'any' || (n.kind === 'lock' && n.holders.length === 0));
+}
+
+/** Why a thread that is part of an all-blocked process cannot go on. */
+function stallText(t: ThreadAnalysis | undefined, needs: Need[]): string {
+  const lock = needs.find((n): n is Extract<Need, { kind: 'lock' }> => n.kind === 'lock' && n.holders.length === 0);
+  if (lock) return `${lock.description}; the text does not show who holds it, and every thread that could release it is blocked for good`;
+  const what = t && t.state !== 'waiting' && t.state !== 'unknown' ? t.stateText : `waits in ${t?.acquireSite?.function ?? 'a wait primitive'}`;
+  return `${what}, and no thread that can go on is left to wake it`;
+}
+
+function cycleReason(d: Deadlock, name: (key: ThreadKey) => string): VerdictReason {
+  const evidence =
+    d.basis === 'candidates'
+      ? `evidence inferred: the only cycle the possible holders leave, since ${d.ruledOut ?? 'no other thread could hold what they wait for'}; unless an owner has left the process`
+      : `evidence ${d.evidence}`;
+  const text =
+    d.threads.length === 1
+      ? `${name(d.threads[0] as string)} waits for something it holds itself, so it can never go on (${evidence}).`
+      : `${capitalise(listThreads(d.threads))} wait for each other in a cycle, so none of them can ever go on (${evidence}).`;
+  return { kind: 'cycle', text, threads: d.threads };
+}
+
+const ROOT_TEXT: Record<RootKind, [string, string]> = {
+  running: ['runs', 'run'],
+  timed: ['sleeps or waits with a time limit', 'sleep or wait with a time limit'],
+  outside: ['waits on the outside world (I/O, a signal, a child process)', 'wait on the outside world (I/O, a signal, a child process)'],
+};
+
+function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: RootKind }>, needs: Map<ThreadKey, Need[]>): VerdictReason {
+  const blocked = input.threads.filter((t) => t.blocked === true);
+  if (blocked.length === 0) return { kind: 'nothing-blocked', text: 'No thread is blocked in a wait.', threads: [] };
+  const byKind = new Map<RootKind, ThreadKey[]>();
+  for (const r of roots) {
+    const list = byKind.get(r.kind);
+    if (list) list.push(r.key);
+    else byKind.set(r.kind, [r.key]);
+  }
+  const parts: string[] = [];
+  for (const kind of ['running', 'timed', 'outside'] as const) {
+    const keys = byKind.get(kind);
+    if (keys) parts.push(`${listThreads(keys)} ${ROOT_TEXT[kind][keys.length === 1 ? 0 : 1]}`);
+  }
+  const rootKeys = roots.map((r) => r.key).sort(compareThreadKeys);
+  const everyBlocked = blocked.length === input.threads.length;
+  let text = everyBlocked
+    ? `Every thread is blocked, but ${joinAnd(parts)}: the process is idle, not hung, and every wait can still end.`
+    : `${blocked.length === 1 ? `${capitalise(listThreads([blocked[0]!.key]))} is` : `${blocked.length} threads are`} blocked, but ${joinAnd(parts)}, so every wait can still end.`;
+  const contended = blocked.filter((t) => (needs.get(t.key) ?? []).some((n) => n.kind === 'lock' && n.holders.length === 0 && !n.gone && !n.namedHolder)).map((t) => t.key);
+  if (contended.length > 0) {
+    text += ` ${capitalise(listThreads(contended))} ${contended.length === 1 ? 'waits' : 'wait'} for a lock whose holder the text does not show; a thread that can go on may hold it (contention, not a hang).`;
+  }
+  return { kind: 'can-progress', text, threads: rootKeys };
+}
+
+function describeGone(a: AbsentOwner, shape: ProcessShape): Gone {
+  const h = a.holder;
+  const owner = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
+  const status = a.status;
+  if (status?.exists === true && (shape.pid === null || status.tgid !== shape.pid)) {
+    return { owner, why: `is a thread of another process (/proc says its thread group is ${status.tgid}): the lock was held when this process was forked from it, or it is a process-shared lock that process holds` };
+  }
+  if (h.lwp !== undefined && shape.pid !== null && h.lwp < shape.pid) {
+    return {
+      owner,
+      why:
+        `is no thread of this process: its LWP is lower than the process id (${shape.pid}), so it cannot be a thread started since; ` +
+        `the lock was held when the process was forked, by a thread of the parent, and it came across fork() locked` +
+        `${status?.exists === false ? ' (/proc confirms that no such thread exists now)' : ' (or it is a process-shared lock held by another process)'}`,
+    };
+  }
+  if (status?.exists === false) return { owner, why: 'is no longer a thread of any process (/proc has no such thread): it exited while holding it' };
+  if (shape.whole) return { owner, why: 'is not a thread of the process (the dump shows every thread): it exited while holding it' };
+  return { owner, why: 'is not among the threads of the dump: it exited while holding it, or the dump does not show every thread' };
+}
+
+/** `keys` minus `drop`, in thread order (a Set: hangs of 30,000 threads). */
+function without(keys: readonly ThreadKey[], drop: readonly ThreadKey[]): ThreadKey[] {
+  const dropped = new Set(drop);
+  return keys.filter((k) => !dropped.has(k)).sort(compareThreadKeys);
+}
+
+function unique(keys: ThreadKey[]): ThreadKey[] {
+  return [...new Set(keys)];
+}
+
+/** `thread 2` / `threads 2, 3` (numbers as gdb users say them). */
+export function listThreads(keys: readonly ThreadKey[]): string {
+  const numbered = keys.filter((k) => !k.startsWith('bt@'));
+  const headerless = keys.filter((k) => k.startsWith('bt@')).map((k) => `the backtrace at line ${k.slice(3)}`);
+  const parts = numbered.length > 0 ? [`${numbered.length === 1 ? 'thread' : 'threads'} ${numbered.join(', ')}`] : [];
+  return joinAnd([...parts, ...headerless]);
+}
+
+function joinAnd(parts: string[]): string {
+  if (parts.length <= 1) return parts[0] ?? '';
+  return `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+function capitalise(text: string): string {
+  return text.length === 0 ? text : text[0]!.toUpperCase() + text.slice(1);
+}
