@@ -20,7 +20,7 @@ import { ExitCode } from '../exit-codes.js';
 import { InputError, UsageError, WaitgraphError } from '../../errors.js';
 import type { Analysis, Verdict } from '../../model/analysis.js';
 import { readInputChunks } from '../read-input.js';
-import { analyzeStream } from '../../analyze/index.js';
+import { createAnalyzer, type Analyzer } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import type { LoadedRules } from '../../rules/types.js';
 import { visible } from '../../model/text-hygiene.js';
@@ -149,9 +149,8 @@ function readSidecar(path: string, shownPath: string): Expectation | null {
 }
 
 /** The same reading and analysis as `waitgraph analyze FILE`, so check says what analyze says. */
-async function analyzeFile(path: string, io: CliIO, rules: LoadedRules | undefined): Promise<Analysis> {
-  // Only the verdict and the cycles are compared, so frames are dropped as they are analysed.
-  const analysis = await analyzeStream(readInputChunks(path, io), { keepFrames: false, ...(rules ? { rules } : {}) });
+async function analyzeFile(path: string, io: CliIO, session: Analyzer): Promise<Analysis> {
+  const analysis = await session.analyzeStream(readInputChunks(path, io));
   if (analysis.stats.backtraces === 0) throw new InputError(`no gdb backtrace found in ${relative(io.cwd, path) || path}`);
   return analysis;
 }
@@ -164,6 +163,9 @@ export async function checkDumps(
   onProgress: (done: number, total: number, file: string) => void = () => {},
 ): Promise<CheckRow[]> {
   const rows: CheckRow[] = [];
+  // One analysis session for every dump: stacks the dumps share are searched once. Only the
+  // verdict and the cycles are compared, so frames are dropped as they are analysed.
+  const session = createAnalyzer({ keepFrames: false, ...(options.rules ? { rules: options.rules } : {}) });
   for (const [index, dump] of dumps.entries()) {
     const file = relative(io.cwd, dump).split('\\').join('/') || dump;
     onProgress(index, dumps.length, file);
@@ -176,7 +178,7 @@ export async function checkDumps(
       // A dump without a sidecar is not analysed unless asked to write one: other tools' sample
       // inputs (even deliberately broken ones) may share the folder.
       if (!row.expected && !options.update) continue;
-      const analysis = await analyzeFile(dump, io, options.rules);
+      const analysis = await analyzeFile(dump, io, session);
       row.got = expectationOf(analysis);
       options.onAnalysed?.(row, analysis);
       if (options.update) {
