@@ -27,8 +27,8 @@ const chalk = new Chalk({ level: 0 });
 /** Dumps that share function names and stack shapes but differ in threads, sites and verdicts. */
 const DUMPS: Array<{ name: string; text: string }> = [
   { name: 'founding (Julia GC deadlock)', text: readFileSync(FOUNDING, 'utf8') },
-  { name: 'generated 400 threads, seed 2', text: renderDump({ threads: 400, frames: 24, seed: 2 }).text },
-  { name: 'generated 300 threads, seed 9', text: renderDump({ threads: 300, frames: 20, seed: 9 }).text },
+  { name: 'generated 160 threads, seed 2', text: renderDump({ threads: 160, frames: 24, seed: 2 }).text },
+  { name: 'generated 120 threads, seed 9', text: renderDump({ threads: 120, frames: 20, seed: 9 }).text },
   { name: 'founding as LLDB prints it', text: readFileSync(join(FIXTURES, 'dialects', 'enzyme-deferred.lldb.txt'), 'utf8') },
 ];
 
