@@ -6,15 +6,17 @@
 import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
+import { DumpParser, parseDumpStream } from '../parse/index.js';
 import { loadBuiltinRules } from '../rules/builtin.js';
-import { markProcessConditions, prepareStackFor } from '../rules/match.js';
-import { expandTemplate } from '../rules/template.js';
+import { createMatcher, type Matcher } from '../rules/match.js';
+import { TemplateExpander } from '../rules/template.js';
+import type { ParsedArgValue } from '../rules/arg-values.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
 import type { OwnerShape } from '../model/owner-shapes.js';
 import { ownerCommandFor } from '../live/owner-queries.js';
 import { buildDeadlocks, unresolvedWaits, type WaitInfo } from './deadlocks.js';
-import { summarizeBacktrace, type BacktraceSummary } from './summary.js';
-import { groupThreads, settleRules, stateRuleOf, type FiredRule, type ThreadWork } from './threads.js';
+import { Summarizer, type BacktraceSummary, type StackMemo } from './summary.js';
+import { groupThreads, ruleOrderOf, settleRules, stateRuleOf, type FiredRule, type RuleOrder, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
@@ -33,40 +35,133 @@ export interface AnalyzeOptions {
   process?: { pid: number; whole: boolean; ownerStatus?: ReadonlyMap<number, AbsentOwner['status']> };
 }
 
-export interface Analyzer {
+export interface StreamOptions extends AnalyzeOptions {
+  /** Keep every frame in `Analysis.dump` (default true; reports that print stacks need them). */
+  keepFrames?: boolean;
+}
+
+/** Text pushed in as it arrives, the dump and its analysis at the end. */
+export interface AnalysisSink {
+  push(chunk: string): void;
+  end(): { dump: Dump; analysis: Analysis };
+}
+
+/** One dump's analysis under way: backtraces in, the Analysis at the end. */
+export interface DumpAnalysis {
   /** Runs the rules on one backtrace (index = its position in `Dump.backtraces`). */
   addBacktrace(bt: Backtrace, index: number): void;
   /** Cross-thread work after the last backtrace; `dump` is the parser's result (frames may have been dropped). */
   finish(dump: Dump): Analysis;
 }
 
-export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
+/**
+ * An analysis session: the rule set compiled for matching, and every pool and memo the analysis
+ * fills (interned names, stack fingerprints, summary shapes, kept strings, cut templates). Dumps
+ * analysed in one session share them, so `check` over many dumps pays for each distinct stack
+ * once; what a dump's report says never depends on what the session saw before (the pools give
+ * back only what they would compute). Nothing is kept in any module: two sessions share nothing.
+ */
+export interface Analyzer extends DumpAnalysis {
+  readonly rules: LoadedRules;
+  /** A dump's analysis, backtrace by backtrace; several may be under way at once. */
+  begin(): DumpAnalysis;
+  /** analyze(dump): every backtrace of a parsed dump. */
+  analyze(dump: Dump): Analysis;
+  /** Parses and analyses gdb text in one pass. Never throws on odd input. */
+  analyzeText(text: string): Analysis;
+  /** Like analyzeText for a stream of chunks (stdin, a file read in pieces). */
+  analyzeStream(chunks: AsyncIterable<string | Buffer>): Promise<Analysis>;
+  /** Parses and analyses text pushed in pieces (e.g. while gdb prints it). */
+  sink(): AnalysisSink;
+}
+
+/** What a dump's analysis reads from its session. */
+interface Session {
+  rules: LoadedRules;
+  matcher: Matcher<StackMemo>;
+  summarizer: Summarizer;
+  templates: TemplateExpander;
+  order: RuleOrder;
+}
+
+/**
+ * A new analysis session. `addBacktrace` and `finish` analyse one dump at a time (after `finish`
+ * the next `addBacktrace` starts another); `begin` gives independent ones.
+ */
+export function createAnalyzer(options: StreamOptions = {}): Analyzer {
   const rules = options.rules ?? loadBuiltinRules();
+  const matcher = createMatcher<StackMemo>(rules);
+  const session: Session = { rules, matcher, summarizer: new Summarizer(matcher), templates: new TemplateExpander(), order: ruleOrderOf(rules) };
+  const keepFrames = options.keepFrames ?? true;
+  let current: DumpAnalysis | null = null;
+  const begin = (): DumpAnalysis => beginDump(session, options);
+  const sink = (): AnalysisSink => {
+    const run = begin();
+    const parser = new DumpParser({ onBacktrace: (bt, i) => run.addBacktrace(bt, i), keepFrames });
+    return {
+      push: (chunk) => parser.push(chunk),
+      end: () => {
+        const dump = parser.end();
+        return { dump, analysis: run.finish(dump) };
+      },
+    };
+  };
+  return {
+    rules,
+    begin,
+    addBacktrace(bt, index) {
+      (current ??= begin()).addBacktrace(bt, index);
+    },
+    finish(dump) {
+      const run = current ?? begin();
+      current = null;
+      return run.finish(dump);
+    },
+    analyze(dump) {
+      const run = begin();
+      dump.backtraces.forEach((bt, i) => run.addBacktrace(bt, i));
+      return run.finish(dump);
+    },
+    analyzeText(text) {
+      const s = sink();
+      s.push(text);
+      return s.end().analysis;
+    },
+    async analyzeStream(chunks) {
+      const run = begin();
+      const dump = await parseDumpStream(chunks, { onBacktrace: (bt, i) => run.addBacktrace(bt, i), keepFrames });
+      return run.finish(dump);
+    },
+    sink,
+  };
+}
+
+function beginDump(session: Session, options: AnalyzeOptions): DumpAnalysis {
+  const { rules, matcher, summarizer } = session;
   const summaries: BacktraceSummary[] = [];
   const processFlags: boolean[] = rules.processConditions.map(() => false);
   const crashes = new CrashCollector();
   return {
     addBacktrace(bt, index) {
       // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
-      const stack = prepareStackFor(rules, bt);
-      markProcessConditions(rules, stack, processFlags);
-      summaries.push(summarizeBacktrace(rules, bt, index, stack));
+      const stack = matcher.prepare(bt);
+      matcher.markProcessConditions(stack, processFlags);
+      summaries.push(summarizer.summarize(bt, index, stack));
       crashes.add(bt, index, stack.blocked);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process);
+      return finishAnalysis(session, summaries, processFlags, dump, options.facts ?? [], crashes, options.process);
     },
   };
 }
 
+/** Analyses a parsed dump in a session of its own. */
 export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
-  const analyzer = createAnalyzer(options);
-  dump.backtraces.forEach((bt, i) => analyzer.addBacktrace(bt, i));
-  return analyzer.finish(dump);
+  return createAnalyzer(options).analyze(dump);
 }
 
 function finishAnalysis(
-  rules: LoadedRules,
+  session: Session,
   summaries: BacktraceSummary[],
   processFlags: boolean[],
   dump: Dump,
@@ -74,9 +169,10 @@ function finishAnalysis(
   crashes: CrashCollector,
   known: AnalyzeOptions['process'],
 ): Analysis {
+  const { rules, templates } = session;
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
-  for (let i = 0; i < groups.length; i++) works[i] = threadWork(rules, groups[i] as ThreadGroup, processFlags);
+  for (let i = 0; i < groups.length; i++) works[i] = threadWork(session, groups[i] as ThreadGroup, processFlags);
   const byKey = mapBy(works, (w) => w.key);
 
   // Rule effects → edges.
@@ -87,8 +183,8 @@ function finishAnalysis(
     for (const { rule, alt } of work.fired) {
       const effect = rule.effect;
       for (const w of effect.waits ?? []) {
-        const resource = expandResource(w.resource, alt.captures, work.key);
-        const description = expandTemplate(w.description, alt.captures).text;
+        const resource = expandResource(templates, w.resource, alt.captures, work.key);
+        const description = templates.expand(w.description, alt.captures).text;
         if ('allThreadsInState' in w) {
           allOf.push({ work, state: w.allThreadsInState, resource, description, evidence: effect.evidence, ruleId: rule.id, site: alt.site });
           continue;
@@ -105,10 +201,10 @@ function finishAnalysis(
         if (effect.timed) edge.timed = true;
         if (w.owner) edge.ownerShape = w.owner;
         edges.push(edge);
-        waits.push(waitInfo(edge, w, resource, alt.captures));
+        waits.push(waitInfo(templates, edge, w, resource, alt.captures));
       }
       for (const h of effect.holds ?? []) {
-        const resource = expandResource(h.resource, alt.captures, work.key);
+        const resource = expandResource(templates, h.resource, alt.captures, work.key);
         edges.push({
           kind: 'holds',
           from: resourceNode(resource),
@@ -116,7 +212,7 @@ function finishAnalysis(
           evidence: effect.evidence,
           ruleId: rule.id,
           site: alt.site,
-          description: h.description ? expandTemplate(h.description, alt.captures).text : '',
+          description: h.description ? templates.expand(h.description, alt.captures).text : '',
         });
       }
     }
@@ -269,9 +365,9 @@ function waitsOnlyInUnnamedFrames(w: ThreadWork): boolean {
  * One thread's settled rules, state and analysis record (runs once per thread: plain loops, no
  * closures or spreads, and the one-backtrace case — nearly every thread — without a summary list).
  */
-function threadWork(rules: LoadedRules, g: ThreadGroup, processFlags: boolean[]): ThreadWork {
+function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[]): ThreadWork {
   const primary = g.primary;
-  const fired = settleRules(rules, g.merged.length === 0 ? [primary] : [primary, ...g.merged], processFlags);
+  const fired = settleRules(session.rules, session.order, g.merged.length === 0 ? [primary] : [primary, ...g.merged], processFlags);
   // A `running` rule (a lock's fast path) speaks for the thread only on its own stack, not on a
   // `frame N` copy gdb printed alone, whose first frame is #N: then the next rule sets the state.
   const stateRule = stateRuleOf(fired.filter((f) => f.rule.effect.running !== true || f.alt.site?.backtrace === primary.index));
@@ -351,10 +447,11 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 /** Expands a resource template; a placeholder without a value gives `kind:unknown@THREAD`. */
 /** A wait's owner command: its owner shape's query (src/live/owner-queries.ts), else a user rule's own text. */
 function waitInfo(
+  templates: TemplateExpander,
   edge: Edge,
   w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid'; waiterMayHold?: boolean; shared?: boolean; namedHolder?: boolean; holderShows?: boolean },
   resource: string,
-  captures: Parameters<typeof expandTemplate>[1],
+  captures: Record<string, ParsedArgValue>,
 ): WaitInfo {
   const base = {
     edge,
@@ -370,12 +467,12 @@ function waitInfo(
     const asked = ownerCommandFor(resource, w.owner);
     return { ...base, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
   }
-  const query = w.ownerQuery ? expandTemplate(w.ownerQuery, captures) : null;
+  const query = w.ownerQuery ? templates.expand(w.ownerQuery, captures) : null;
   return { ...base, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null };
 }
 
-function expandResource(template: string, captures: Parameters<typeof expandTemplate>[1], key: string): string {
-  const { text, missing } = expandTemplate(template, captures);
+function expandResource(templates: TemplateExpander, template: string, captures: Record<string, ParsedArgValue>, key: string): string {
+  const { text, missing } = templates.expand(template, captures);
   if (missing.length === 0) return text;
   const kind = template.includes(':') ? template.slice(0, template.indexOf(':')) : 'resource';
   return `${kind}:unknown@${key}`;

@@ -4,14 +4,14 @@
  * a user reads while writing a rule.
  *
  * Built apart from the hot matcher (rules/match.ts) on purpose: it re-checks one rule at a time
- * on one stack, condition by condition, through the matcher's own public tests (`frameMatches`
- * on a condition and on its parts, `matchThreadRule` on a rule cut down to the first k frame
- * conditions), so what it says is what the matcher does. Slow (rules × conditions × frames) and
+ * on one stack, condition by condition, through the matcher's own public tests
+ * (`conditionHoldsAt` on a condition and on its parts, `Matcher.matchRule` on a rule cut down to
+ * the first k frame conditions), so what it says is what the matcher does. Slow (rules × conditions × frames) and
  * run once.
  */
 import type { Analysis, ThreadAnalysis } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
-import { frameMatches, matchThreadRule, prepareStack, type PreparedStack } from '../rules/match.js';
+import { conditionHoldsAt as frameMatches, createMatcher, type Matcher, type PreparedStack, type RuleHit } from '../rules/match.js';
 import type { FrameCondition, LoadedRules, Shape, ThreadRule } from '../rules/types.js';
 import type { FrameConditionRaw, NamePatternRaw, ShapeRaw, ThreadRuleRaw } from '../rules/schema.js';
 
@@ -48,11 +48,13 @@ export function explainThread(dump: Dump, analysis: Analysis, rules: LoadedRules
   const thread = analysis.threads.find((t) => t.key === key);
   if (!thread) return null;
   const bt = dump.backtraces[thread.backtrace] as Backtrace;
-  const stack = prepareStack(bt, rules.primitives);
+  // The rule set's own matcher, memo off: one stack, read once.
+  const matcher = createMatcher(rules, { memo: false });
+  const stack = matcher.prepare(bt);
   const verdicts: RuleVerdict[] = [];
   let unrelated = 0;
   for (const rule of rules.threadRules) {
-    const v = explainRule(rule, stack, thread, dump, rules, rawOf(rule));
+    const v = explainRule(matcher, rule, stack, thread, dump, rawOf(rule));
     if (v === null) unrelated++;
     else verdicts.push(v);
   }
@@ -63,26 +65,26 @@ export function explainThread(dump: Dump, analysis: Analysis, rules: LoadedRules
 }
 
 /** One rule on the stack; null when the rule has nothing to do with it (no frame has a function it names, and it did not match). */
-function explainRule(rule: ThreadRule, stack: PreparedStack, thread: ThreadAnalysis, dump: Dump, rules: LoadedRules, raw: ThreadRuleRaw | null): RuleVerdict | null {
+function explainRule(matcher: Matcher, rule: ThreadRule, stack: PreparedStack, thread: ThreadAnalysis, dump: Dump, raw: ThreadRuleRaw | null): RuleVerdict | null {
   const base = { ruleId: rule.id, file: rule.file };
   const shapes: Array<{ name: string; shape: Shape; raw: ShapeRaw | null }> = [{ name: 'match', shape: rule.base, raw: raw?.match ?? null }];
   rule.anyOf.forEach((shape, i) => shapes.push({ name: `match.anyOf[${i}]`, shape, raw: raw?.match.anyOf?.[i] ?? null }));
-  const hit = matchThreadRule(rule, stack);
+  const hit = matcher.matchRule(rule, stack);
   if (thread.rules.includes(rule.id) || hit !== null) {
     const alt = hit?.alternatives[0];
     const site = alt ? frameText(stack, alt.siteIndex) : null;
     const total = shapes.reduce((n, s) => n + conditionCount(s.shape), 0);
     if (thread.rules.includes(rule.id)) return { ...base, status: 'fired', why: null, shape: 'match', passed: total, total, site };
-    return { ...base, status: 'matched', why: whyNotFired(rule, hit, dump, rules, thread), shape: 'match', passed: total, total, site };
+    return { ...base, status: 'matched', why: whyNotFired(matcher, rule, hit, dump, thread), shape: 'match', passed: total, total, site };
   }
   // The base shape must hold, and (with anyOf) one alternative: report the base's failure when it
   // fails, else the alternative that got furthest.
-  const baseResult = checkShape(shapes[0]!.shape, shapes[0]!.raw, 'match', stack);
+  const baseResult = checkShape(matcher, shapes[0]!.shape, shapes[0]!.raw, 'match', stack);
   let best = baseResult;
   if (baseResult.why === null) {
     best = { ...baseResult, passed: -1 };
     for (const s of shapes.slice(1)) {
-      const r = checkShape(s.shape, s.raw, s.name, stack);
+      const r = checkShape(matcher, s.shape, s.raw, s.name, stack);
       if (r.passed > best.passed) best = r;
     }
   }
@@ -105,7 +107,7 @@ interface ShapeResult {
 }
 
 /** The shape's conditions in the matcher's order: blocked, truncated, none, then frames inner → outer. */
-function checkShape(shape: Shape, raw: ShapeRaw | null, name: string, stack: PreparedStack): ShapeResult {
+function checkShape(matcher: Matcher, shape: Shape, raw: ShapeRaw | null, name: string, stack: PreparedStack): ShapeResult {
   const total = conditionCount(shape);
   let passed = 0;
   const fail = (why: string): ShapeResult => ({ name, why, passed, total });
@@ -125,13 +127,13 @@ function checkShape(shape: Shape, raw: ShapeRaw | null, name: string, stack: Pre
   }
   for (let k = 0; k < shape.frames.length; k++) {
     const prefix: ThreadRule = { ...CUT_RULE, base: { frames: shape.frames.slice(0, k + 1), none: [], processHas: [] } };
-    if (matchThreadRule(prefix, stack) === null) return fail(frameFailure(shape.frames, k, raw?.frames?.[k], `${name}.frames[${k}]`, stack));
+    if (matcher.matchRule(prefix, stack) === null) return fail(frameFailure(shape.frames, k, raw?.frames?.[k], `${name}.frames[${k}]`, stack));
     passed++;
   }
   return { name, why: null, passed, total };
 }
 
-/** A rule with no conditions but the ones explain puts in (matchThreadRule reads only base and anyOf). */
+/** A rule with no conditions but the ones explain puts in (matchRule reads only base and anyOf). */
 const CUT_RULE: ThreadRule = {
   kind: 'thread',
   id: 'explain.cut',
@@ -204,14 +206,15 @@ function positionText(cond: FrameCondition, stack: PreparedStack): string {
 }
 
 /** A rule whose frames match but that did not fire: its process-wide conditions or its unlessRules. */
-function whyNotFired(rule: ThreadRule, hit: ReturnType<typeof matchThreadRule>, dump: Dump, rules: LoadedRules, thread: ThreadAnalysis): string {
+function whyNotFired(matcher: Matcher, rule: ThreadRule, hit: RuleHit | null, dump: Dump, thread: ThreadAnalysis): string {
+  const rules = matcher.rules;
   const blocking = rule.unlessRules.filter((id) => thread.rules.includes(id));
   if (blocking.length > 0) return `match.unlessRules: ${blocking.join(', ')} fired on this thread`;
   const pending = hit?.alternatives[0]?.pendingProcess ?? [];
   for (const index of pending) {
     const cond = rules.processConditions[index] as FrameCondition;
     const found = dump.backtraces.some((bt) => {
-      const s = prepareStack(bt, rules.primitives);
+      const s = matcher.prepare(bt);
       return s.frames.some((_, i) => frameMatches(cond, s, i));
     });
     if (!found) return 'match.processHas: no backtrace of the dump has a frame the rule requires of the process';

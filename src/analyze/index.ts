@@ -6,57 +6,33 @@
  */
 import type { LiveAnalyzer } from '../live/investigate.js';
 import type { Analysis } from '../model/analysis.js';
-import type { Dump } from '../model/dump.js';
-import { parseDump, parseDumpStream, DumpParser } from '../parse/index.js';
+import { parseDump } from '../parse/index.js';
 import { backtraceParser } from '../parse/parser.js';
 import type { LoadedRules } from '../rules/types.js';
-import { analyze, createAnalyzer, type AnalyzeOptions } from './analyzer.js';
+import { analyze, createAnalyzer, type AnalysisSink, type StreamOptions } from './analyzer.js';
 
-export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type Analyzer } from './analyzer.js';
+export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type Analyzer, type AnalysisSink, type DumpAnalysis, type StreamOptions } from './analyzer.js';
 export { openOwnerQueries, type OwnerQuery } from './owner-queries.js';
 /** The first stage alone, for `waitgraph parse` (the parsed model as JSON). */
 export { parseDumpStream } from '../parse/index.js';
 export { isFinding } from './crash.js';
 
-export interface StreamOptions extends AnalyzeOptions {
-  /** Keep every frame in `Analysis.dump` (default true; reports that print stacks need them). */
-  keepFrames?: boolean;
-}
-
-/** Text pushed in as it arrives, the dump and its analysis at the end. */
-export interface AnalysisSink {
-  push(chunk: string): void;
-  end(): { dump: Dump; analysis: Analysis };
-}
-
 /**
  * Parses and analyses text pushed in pieces (e.g. while gdb prints it), backtrace by backtrace;
- * `end()` gives what analyzeText would give for the whole text.
+ * `end()` gives what analyzeText would give for the whole text. A session of its own.
  */
 export function createAnalysisSink(options: StreamOptions = {}): AnalysisSink {
-  const analyzer = createAnalyzer(options);
-  const parser = new DumpParser({ onBacktrace: (bt, i) => analyzer.addBacktrace(bt, i), keepFrames: options.keepFrames ?? true });
-  return {
-    push: (chunk) => parser.push(chunk),
-    end: () => {
-      const dump = parser.end();
-      return { dump, analysis: analyzer.finish(dump) };
-    },
-  };
+  return createAnalyzer(options).sink();
 }
 
-/** Parses and analyses gdb text in one pass. Never throws on odd input. */
+/** Parses and analyses gdb text in one pass, in a session of its own. Never throws on odd input. */
 export function analyzeText(text: string, options: StreamOptions = {}): Analysis {
-  const sink = createAnalysisSink(options);
-  sink.push(text);
-  return sink.end().analysis;
+  return createAnalyzer(options).analyzeText(text);
 }
 
-/** Like analyzeText for a stream of chunks (stdin, a file read in pieces). */
-export async function analyzeStream(chunks: AsyncIterable<string | Buffer>, options: StreamOptions = {}): Promise<Analysis> {
-  const analyzer = createAnalyzer(options);
-  const dump = await parseDumpStream(chunks, { onBacktrace: (bt, i) => analyzer.addBacktrace(bt, i), keepFrames: options.keepFrames ?? true });
-  return analyzer.finish(dump);
+/** Like analyzeText for a stream of chunks (stdin, a file read in pieces), in a session of its own. */
+export function analyzeStream(chunks: AsyncIterable<string | Buffer>, options: StreamOptions = {}): Promise<Analysis> {
+  return createAnalyzer(options).analyzeStream(chunks);
 }
 
 /**

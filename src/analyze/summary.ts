@@ -6,10 +6,9 @@
  */
 import type { FrameRef } from '../model/analysis.js';
 import type { Backtrace, Frame, ThreadInfo } from '../model/dump.js';
-import { frameMatches, matchBacktrace, prepareStack, type HitAlternative, type PreparedStack, type RuleHit } from '../rules/match.js';
+import type { HitAlternative, Matcher, PreparedStack, RuleHit } from '../rules/match.js';
 import type { ParsedArgValue } from '../rules/arg-values.js';
-import type { LoadedRules } from '../rules/types.js';
-import { keep } from './keep.js';
+import { StringPool } from './keep.js';
 
 /** How many top frames are kept to merge a headerless `bt` into its thread. */
 export const MERGE_FRAMES = 6;
@@ -55,15 +54,13 @@ export interface BacktraceSummary {
  * summaries would hold alike is shared instead of copied: the `top` lists (thousands of threads
  * run the same few loops), empty captures and pending lists, and whole Shapes (below). Shared
  * values are frozen: a reader that wrote to one would change other threads' summaries, so it
- * fails loudly instead.
+ * fails loudly instead. The pools belong to a Summarizer, which an analysis session owns.
  */
 const NO_CAPTURES: Record<string, ParsedArgValue> = Object.freeze({}) as Record<string, ParsedArgValue>;
 const NO_PENDING = Object.freeze([]) as unknown as number[];
 const NO_HITS = Object.freeze([]) as unknown as SummaryHit[];
 
 type TopFrames = BacktraceSummary['top'];
-/** Top-frame lists by a hash of their levels and names; a hash holds the lists seen with it. */
-const topPool = new Map<number, TopFrames[]>();
 /** Enough for the distinct stack tops of a huge dump; beyond it lists are still made, not shared. */
 const MAX_TOPS = 50_000;
 /** Lists kept under one hash (collisions): bounds the search, whatever the input. */
@@ -73,29 +70,7 @@ const MAX_PER_KEY = 8;
 const mix = (h: number, x: number): number => Math.imul(h ^ x, 0x01000193);
 const FNV_START = 0x811c9dc5;
 
-/** The top frames of `frames` (normalised `names`), shared with an earlier equal list. */
-function sharedTop(frames: readonly Frame[], names: readonly string[]): TopFrames {
-  const n = Math.min(MERGE_FRAMES, frames.length);
-  if (n === 0) return NO_TOP;
-  let key = mix(FNV_START, n);
-  for (let i = 0; i < n; i++) key = mix(mix(key, (frames[i] as Frame).level), stringId(names[i] as string));
-  const candidates = topPool.get(key);
-  if (candidates !== undefined) {
-    for (const top of candidates) if (sameTop(top, frames, names, n)) return top;
-  }
-  const top: TopFrames = new Array(n);
-  for (let i = 0; i < n; i++) top[i] = Object.freeze({ level: (frames[i] as Frame).level, name: keep(names[i] as string) });
-  Object.freeze(top);
-  if (candidates !== undefined ? candidates.length < MAX_PER_KEY : topPool.size < MAX_TOPS) {
-    if (candidates !== undefined) candidates.push(top);
-    else topPool.set(key, [top]);
-    pooledTops.add(top);
-  }
-  return top;
-}
 const NO_TOP = Object.freeze([]) as unknown as TopFrames;
-/** The lists sharedTop handed out from its pool (and the empty one): shapes are pooled by them. */
-const pooledTops = new WeakSet<TopFrames>([NO_TOP]);
 
 function sameTop(top: TopFrames, frames: readonly Frame[], names: readonly string[], n: number): boolean {
   if (top.length !== n) return false;
@@ -131,47 +106,8 @@ interface Shape {
   data: readonly Slot[];
 }
 
-/**
- * Shapes by their (shared) top-frame list, then by a hash of their data: threads of one pool share
- * a top but differ deeper (140 shapes under one top in the 10,000-thread bench dump).
- */
-const shapePool = new Map<TopFrames, Map<number, Shape[]>>();
-let pooledShapes = 0;
 const MAX_SHAPES = 50_000;
-
-/**
- * Small numbers for the strings of shapes, so hashing one costs a lookup per string: the strings
- * are keep()'s shared copies and rule ids, whose hashes V8 has cached. Past the limit every new
- * string gets the same number (more collisions, which sameShape settles).
- */
-const stringIds = new Map<string, number>();
 const MAX_STRING_IDS = 200_000;
-
-function stringId(s: string): number {
-  const known = stringIds.get(s);
-  if (known !== undefined) return known;
-  if (stringIds.size >= MAX_STRING_IDS) return MAX_STRING_IDS;
-  stringIds.set(s, stringIds.size);
-  return stringIds.size - 1;
-}
-
-function shapeHash(shape: Shape): number {
-  let h = mix(FNV_START, shape.frameCount);
-  h = mix(h, shape.blocked ? 1 : 2);
-  h = mix(h, shape.acquireAt);
-  h = mix(h, shape.hitsAt);
-  h = mix(h, shape.acquireName === null ? -1 : stringId(shape.acquireName));
-  for (const slot of shape.data) {
-    if (typeof slot === 'number') h = mix(h, slot);
-    else if (typeof slot === 'string') h = mix(h, stringId(slot));
-    else if (slot === null) h = mix(h, -1);
-    else {
-      h = mix(h, -2 - slot.length);
-      for (const n of slot) h = mix(h, n);
-    }
-  }
-  return h;
-}
 
 function sameShape(a: Shape, b: Shape): boolean {
   if (a.frameCount !== b.frameCount || a.blocked !== b.blocked || a.acquireName !== b.acquireName || a.acquireAt !== b.acquireAt || a.hitsAt !== b.hitsAt) return false;
@@ -186,26 +122,6 @@ function sameShape(a: Shape, b: Shape): boolean {
     for (let k = 0; k < u.length; k++) if (u[k] !== v[k]) return false;
   }
   return true;
-}
-
-/** `shape`, or an equal one made earlier. Only shapes of pooled top lists are pooled. */
-function sharedShape(shape: Shape): Shape {
-  if (!pooledTops.has(shape.top)) return shape;
-  let byKey = shapePool.get(shape.top);
-  const key = shapeHash(shape);
-  const candidates = byKey?.get(key);
-  if (candidates !== undefined) for (const known of candidates) if (sameShape(known, shape)) return known;
-  if (pooledShapes >= MAX_SHAPES) return shape;
-  pooledShapes++;
-  // Kept and shared from now on: an exact-size copy of the data (the array grown by push has
-  // spare room), read only.
-  shape = Object.freeze({ ...shape, data: Object.freeze(shape.data.slice()) });
-  if (byKey === undefined) shapePool.set(shape.top, (byKey = new Map()));
-  // Few per hash (collisions are rare), so a search stays short whatever the input.
-  if (candidates !== undefined) {
-    if (candidates.length < 8) candidates.push(shape);
-  } else byKey.set(key, [shape]);
-  return shape;
 }
 
 /**
@@ -289,18 +205,19 @@ class Summary implements BacktraceSummary {
 }
 
 /**
- * What a fingerprint memo entry (rules/match.ts, `StackMemo.summary`) remembers of the last stack
- * summarised under it: its pooled shape and the frame index of each of the shape's site slots.
- * The memo fixes which rules hit, at which frames, with which pending conditions; the shape then
- * depends on nothing but the frame data of those slots and the levels of the top frames.
+ * What the analysis remembers per stack fingerprint (the matcher's `Fingerprint.memo` slot) of
+ * the last stack summarised under it: its pooled shape and the frame index of each of the shape's
+ * site slots. The fingerprint fixes which rules hit, at which frames, with which pending
+ * conditions; the shape then depends on nothing but the frame data of those slots and the levels
+ * of the top frames.
  */
-interface MemoShape {
+export interface StackMemo {
   shape: Shape;
   slotFrames: number[];
 }
 
 /** True when `bt` would give `memo.shape` again: its site frames and top levels are the same. */
-function fitsMemoShape(memo: MemoShape, bt: Backtrace): boolean {
+function fitsMemoShape(memo: StackMemo, bt: Backtrace): boolean {
   const frames = bt.frames;
   const data = memo.shape.data;
   const slotFrames = memo.slotFrames;
@@ -313,73 +230,188 @@ function fitsMemoShape(memo: MemoShape, bt: Backtrace): boolean {
   return true;
 }
 
-export function summarizeBacktrace(rules: LoadedRules, bt: Backtrace, index: number, stack?: PreparedStack): BacktraceSummary {
-  const prepared = stack ?? prepareStack(bt, rules.primitives);
-  // A stack of a fingerprint seen before: most backtraces of a big dump. When its site frames and
-  // top levels match the last one's, so does its whole shape (the pooled one the search below
-  // would find), and only the Summary (and the captured values, if any) is new.
-  const memo = prepared.memo !== undefined && prepared.memo.rules === rules ? prepared.memo : null;
-  if (memo !== null && memo.summary !== null && fitsMemoShape(memo.summary as MemoShape, bt)) {
-    // The shape does not depend on captured values: hits that capture are read for those alone.
-    const captures = memo.hits !== null ? null : capturesOfKept(matchBacktrace(rules, prepared));
-    return new Summary(bt, index, (memo.summary as MemoShape).shape, captures);
-  }
-  const data: Slot[] = [];
-  const slotFrames: number[] = [];
-  // The slot of each frame sites point at, whichever hits share it.
-  const slots = new Map<number, number>();
-  const slotOf = (frameIndex: number): number => {
-    const known = slots.get(frameIndex);
-    if (known !== undefined) return known;
-    const frame = bt.frames[frameIndex];
-    if (frame === undefined) return -1;
-    const at = data.length;
-    // keep() detaches the strings from the input text: summaries outlive their backtrace.
-    data.push(frame.level, keep(frame.function), keep(frame.file), frame.line, frame.sourceLine - bt.startLine);
-    slots.set(frameIndex, at);
-    slotFrames.push(frameIndex);
-    return at;
-  };
-  const acquireAt = slotOf(waitSiteIndex(rules, prepared));
-  const matched = matchBacktrace(rules, prepared);
-  const kept = keptAlternatives(matched);
-  const sites = kept.map((alternatives) => alternatives.map((alt) => slotOf(alt.siteIndex)));
-  const hitsAt = data.length;
-  matched.forEach((hit, h) => {
-    const alternatives = kept[h] as typeof hit.alternatives;
-    data.push(hit.ruleId, alternatives.length);
-    alternatives.forEach((alt, i) => data.push((sites[h] as number[])[i] as number, alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess));
-  });
-  const captures = capturesOfKept(matched);
-  const made: Shape = {
-    frameCount: bt.frames.length,
-    blocked: prepared.blocked,
-    top: sharedTop(bt.frames, prepared.names),
-    acquireName: acquireAt < 0 ? null : keep(prepared.names[prepared.acquireIndex] as string),
-    acquireAt,
-    hitsAt,
-    data,
-  };
-  const shape = sharedShape(made);
-  // Remembered only when pooled (sharedShape gave another object than `made`), so the fast path
-  // above returns what this would.
-  if (memo !== null && shape !== made) memo.summary = { shape, slotFrames } satisfies MemoShape;
-  return new Summary(bt, index, shape, captures);
-}
 
-/**
- * Where a thread waits: the first frame from the acquire site on that no lock wrapper matches
- * (std::shared_lock → std::shared_mutex::lock_shared → … is skipped to the caller); the acquire
- * site itself when every frame after it is a wrapper. The wrappers test names only, so a stack's
- * fingerprint (rules/match.ts) fixes the answer and memoised shapes stay right.
- */
-function waitSiteIndex(rules: LoadedRules, stack: PreparedStack): number {
-  const wrappers = rules.lockWrappers ?? [];
-  const n = stack.frames.length;
-  let i = stack.acquireIndex;
-  if (wrappers.length === 0) return i;
-  while (i < n && wrappers.some((c) => frameMatches(c, stack, i))) i++;
-  return i < n ? i : stack.acquireIndex;
+/** Pools and memos of the per-backtrace stage, for one analysis session. */
+export class Summarizer {
+  private readonly strings = new StringPool();
+  /** Top-frame lists by a hash of their levels and names; a hash holds the lists seen with it. */
+  private readonly topPool = new Map<number, TopFrames[]>();
+  /** The lists sharedTop handed out from its pool (and the empty one): shapes are pooled by them. */
+  private readonly pooledTops = new WeakSet<TopFrames>([NO_TOP]);
+  /**
+   * Shapes by their (shared) top-frame list, then by a hash of their data: threads of one pool share
+   * a top but differ deeper (140 shapes under one top in the 10,000-thread bench dump).
+   */
+  private readonly shapePool = new Map<TopFrames, Map<number, Shape[]>>();
+  private pooledShapes = 0;
+  /**
+   * Small numbers for the strings of shapes, so hashing one costs a lookup per string: the strings
+   * are keep()'s shared copies and rule ids, whose hashes V8 has cached. Past the limit every new
+   * string gets the same number (more collisions, which sameShape settles).
+   */
+  private readonly stringIds = new Map<string, number>();
+
+  constructor(private readonly matcher: Matcher<StackMemo>) {}
+
+  /** The summary of one backtrace, `stack` being the matcher's preparation of it. */
+  summarize(bt: Backtrace, index: number, stack: PreparedStack<StackMemo>): BacktraceSummary {
+    const matcher = this.matcher;
+    // A stack of a fingerprint seen before: most backtraces of a big dump. When its site frames and
+    // top levels match the last one's, so does its whole shape (the pooled one the search below
+    // would find), and only the Summary (and the captured values, if any) is new.
+    const fingerprint = stack.fingerprint;
+    const memo = fingerprint.memo;
+    if (memo !== null && fitsMemoShape(memo, bt)) {
+      // The shape does not depend on captured values: hits that capture are read for those alone.
+      const captures = fingerprint.hits !== null ? null : this.capturesOfKept(matcher.match(stack));
+      return new Summary(bt, index, memo.shape, captures);
+    }
+    const data: Slot[] = [];
+    const slotFrames: number[] = [];
+    // The slot of each frame sites point at, whichever hits share it.
+    const slots = new Map<number, number>();
+    const slotOf = (frameIndex: number): number => {
+      const known = slots.get(frameIndex);
+      if (known !== undefined) return known;
+      const frame = bt.frames[frameIndex];
+      if (frame === undefined) return -1;
+      const at = data.length;
+      // keep() detaches the strings from the input text: summaries outlive their backtrace.
+      data.push(frame.level, this.strings.keep(frame.function), this.strings.keep(frame.file), frame.line, frame.sourceLine - bt.startLine);
+      slots.set(frameIndex, at);
+      slotFrames.push(frameIndex);
+      return at;
+    };
+    const acquireAt = slotOf(fingerprint.waitSite);
+    const matched = matcher.match(stack);
+    const kept = keptAlternatives(matched);
+    const sites = kept.map((alternatives) => alternatives.map((alt) => slotOf(alt.siteIndex)));
+    const hitsAt = data.length;
+    matched.forEach((hit, h) => {
+      const alternatives = kept[h] as typeof hit.alternatives;
+      data.push(hit.ruleId, alternatives.length);
+      alternatives.forEach((alt, i) => data.push((sites[h] as number[])[i] as number, alt.pendingProcess.length === 0 ? NO_PENDING : alt.pendingProcess));
+    });
+    const captures = this.capturesOfKept(matched);
+    const made: Shape = {
+      frameCount: bt.frames.length,
+      blocked: stack.blocked,
+      top: this.sharedTop(bt.frames, stack.names),
+      acquireName: acquireAt < 0 ? null : this.strings.keep(stack.names[stack.acquireIndex] as string),
+      acquireAt,
+      hitsAt,
+      data,
+    };
+    const shape = this.sharedShape(made);
+    // Remembered only when pooled (sharedShape gave another object than `made`), so the fast path
+    // above returns what this would.
+    if (shape !== made) fingerprint.memo = { shape, slotFrames };
+    return new Summary(bt, index, shape, captures);
+  }
+
+  /** The top frames of `frames` (normalised `names`), shared with an earlier equal list. */
+  private sharedTop(frames: readonly Frame[], names: readonly string[]): TopFrames {
+    const n = Math.min(MERGE_FRAMES, frames.length);
+    if (n === 0) return NO_TOP;
+    let key = mix(FNV_START, n);
+    for (let i = 0; i < n; i++) key = mix(mix(key, (frames[i] as Frame).level), this.stringId(names[i] as string));
+    const candidates = this.topPool.get(key);
+    if (candidates !== undefined) {
+      for (const top of candidates) if (sameTop(top, frames, names, n)) return top;
+    }
+    const top: TopFrames = new Array(n);
+    for (let i = 0; i < n; i++) top[i] = Object.freeze({ level: (frames[i] as Frame).level, name: this.strings.keep(names[i] as string) });
+    Object.freeze(top);
+    if (candidates !== undefined ? candidates.length < MAX_PER_KEY : this.topPool.size < MAX_TOPS) {
+      if (candidates !== undefined) candidates.push(top);
+      else this.topPool.set(key, [top]);
+      this.pooledTops.add(top);
+    }
+    return top;
+  }
+
+  private stringId(s: string): number {
+    const ids = this.stringIds;
+    const known = ids.get(s);
+    if (known !== undefined) return known;
+    if (ids.size >= MAX_STRING_IDS) return MAX_STRING_IDS;
+    ids.set(s, ids.size);
+    return ids.size - 1;
+  }
+
+  private shapeHash(shape: Shape): number {
+    let h = mix(FNV_START, shape.frameCount);
+    h = mix(h, shape.blocked ? 1 : 2);
+    h = mix(h, shape.acquireAt);
+    h = mix(h, shape.hitsAt);
+    h = mix(h, shape.acquireName === null ? -1 : this.stringId(shape.acquireName));
+    for (const slot of shape.data) {
+      if (typeof slot === 'number') h = mix(h, slot);
+      else if (typeof slot === 'string') h = mix(h, this.stringId(slot));
+      else if (slot === null) h = mix(h, -1);
+      else {
+        h = mix(h, -2 - slot.length);
+        for (const n of slot) h = mix(h, n);
+      }
+    }
+    return h;
+  }
+
+  /** `shape`, or an equal one made earlier. Only shapes of pooled top lists are pooled. */
+  private sharedShape(shape: Shape): Shape {
+    if (!this.pooledTops.has(shape.top)) return shape;
+    let byKey = this.shapePool.get(shape.top);
+    const key = this.shapeHash(shape);
+    const candidates = byKey?.get(key);
+    if (candidates !== undefined) for (const known of candidates) if (sameShape(known, shape)) return known;
+    if (this.pooledShapes >= MAX_SHAPES) return shape;
+    this.pooledShapes++;
+    // Kept and shared from now on: an exact-size copy of the data (the array grown by push has
+    // spare room), read only.
+    shape = Object.freeze({ ...shape, data: Object.freeze(shape.data.slice()) });
+    if (byKey === undefined) this.shapePool.set(shape.top, (byKey = new Map()));
+    // Few per hash (collisions are rare), so a search stays short whatever the input.
+    if (candidates !== undefined) {
+      if (candidates.length < 8) candidates.push(shape);
+    } else byKey.set(key, [shape]);
+    return shape;
+  }
+
+  /**
+   * The captured values of the kept alternatives (keptAlternatives), in order, NO_CAPTURES for those
+   * that capture nothing; null when none captures. Walks `matched` directly (no kept lists).
+   */
+  private capturesOfKept(matched: readonly RuleHit[]): Array<Record<string, ParsedArgValue>> | null {
+    let captures: Array<Record<string, ParsedArgValue>> | null = null;
+    let k = 0;
+    for (let h = 0; h < matched.length; h++) {
+      const alternatives = (matched[h] as RuleHit).alternatives;
+      for (let i = 0; i < alternatives.length; i++) {
+        const alt = alternatives[i] as HitAlternative;
+        const values = this.keepCaptures(alt.captures);
+        if (values !== NO_CAPTURES) {
+          captures ??= [];
+          while (captures.length < k) captures.push(NO_CAPTURES);
+          captures.push(values);
+        }
+        k++;
+        // The first alternative with nothing pending is the last one kept (keptAlternatives).
+        if (alt.pendingProcess.length === 0) break;
+      }
+    }
+    return captures;
+  }
+
+  /** Captured argument values, detached from the input text (they live as long as the analysis). */
+  private keepCaptures(captures: Record<string, ParsedArgValue>): Record<string, ParsedArgValue> {
+    let out: Record<string, ParsedArgValue> | null = null;
+    for (const name of Object.keys(captures)) {
+      const v = captures[name] as ParsedArgValue;
+      out ??= {};
+      out[name] = { ...v, value: this.strings.keep(v.value), address: this.strings.keep(v.address), symbol: this.strings.keep(v.symbol) };
+    }
+    return out ?? NO_CAPTURES;
+  }
 }
 
 /**
@@ -391,40 +423,4 @@ function keptAlternatives(matched: readonly RuleHit[]): HitAlternative[][] {
     const always = hit.alternatives.findIndex((alt) => alt.pendingProcess.length === 0);
     return always < 0 ? hit.alternatives : hit.alternatives.slice(0, always + 1);
   });
-}
-
-/**
- * The captured values of the kept alternatives (keptAlternatives), in order, NO_CAPTURES for those
- * that capture nothing; null when none captures. Walks `matched` directly (no kept lists).
- */
-function capturesOfKept(matched: readonly RuleHit[]): Array<Record<string, ParsedArgValue>> | null {
-  let captures: Array<Record<string, ParsedArgValue>> | null = null;
-  let k = 0;
-  for (let h = 0; h < matched.length; h++) {
-    const alternatives = (matched[h] as RuleHit).alternatives;
-    for (let i = 0; i < alternatives.length; i++) {
-      const alt = alternatives[i] as HitAlternative;
-      const values = keepCaptures(alt.captures);
-      if (values !== NO_CAPTURES) {
-        captures ??= [];
-        while (captures.length < k) captures.push(NO_CAPTURES);
-        captures.push(values);
-      }
-      k++;
-      // The first alternative with nothing pending is the last one kept (keptAlternatives).
-      if (alt.pendingProcess.length === 0) break;
-    }
-  }
-  return captures;
-}
-
-/** Captured argument values, detached from the input text (they live as long as the analysis). */
-function keepCaptures(captures: Record<string, ParsedArgValue>): Record<string, ParsedArgValue> {
-  let out: Record<string, ParsedArgValue> | null = null;
-  for (const name of Object.keys(captures)) {
-    const v = captures[name] as ParsedArgValue;
-    out ??= {};
-    out[name] = { ...v, value: keep(v.value), address: keep(v.address), symbol: keep(v.symbol) };
-  }
-  return out ?? NO_CAPTURES;
 }

@@ -117,11 +117,10 @@ function topFramesAgree(thread: BacktraceSummary, bt: BacktraceSummary): boolean
  * its process-wide conditions met and none of its `unlessRules` fired. Rules are visited in the
  * loader's order, which puts every rule after the rules it names in `unlessRules`.
  */
-export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], processFlags: boolean[]): FiredRule[] {
+export function settleRules(rules: LoadedRules, order: RuleOrder, summaries: BacktraceSummary[], processFlags: boolean[]): FiredRule[] {
   // Only the rules that hit are visited (a thread hits a few of the rule set's dozens), in the
   // loader's order; alternatives of one rule from several backtraces are joined in input order.
   // Plain loops: this runs once per thread.
-  const order = ruleOrder(rules);
   if (summaries.length === 1) {
     const fired = settleInOrder(rules, order, (summaries[0] as BacktraceSummary).hits, processFlags);
     if (fired !== null) return fired;
@@ -161,7 +160,7 @@ export function settleRules(rules: LoadedRules, summaries: BacktraceSummary[], p
  * matchBacktrace gives them (nearly every thread has one backtrace): no gathering, no sort. Null
  * when they are not in that order (then the general path settles them).
  */
-function settleInOrder(rules: LoadedRules, order: Map<string, number>, hits: SummaryHit[], processFlags: boolean[]): FiredRule[] | null {
+function settleInOrder(rules: LoadedRules, order: RuleOrder, hits: SummaryHit[], processFlags: boolean[]): FiredRule[] | null {
   const fired: FiredRule[] = [];
   let last = -1;
   for (let k = 0; k < hits.length; k++) {
@@ -192,16 +191,11 @@ function firedAny(fired: FiredRule[], ids: string[]): boolean {
   return false;
 }
 
-/** Thread rule id → its place in the loader's order. */
-const ruleOrders = new WeakMap<LoadedRules, Map<string, number>>();
+/** Thread rule id → its place in the loader's order (made once per analysis session: ruleOrderOf). */
+export type RuleOrder = ReadonlyMap<string, number>;
 
-function ruleOrder(rules: LoadedRules): Map<string, number> {
-  let order = ruleOrders.get(rules);
-  if (order === undefined) {
-    order = new Map(rules.threadRules.map((r, i) => [r.id, i]));
-    ruleOrders.set(rules, order);
-  }
-  return order;
+export function ruleOrderOf(rules: LoadedRules): RuleOrder {
+  return new Map(rules.threadRules.map((r, i) => [r.id, i]));
 }
 
 /** The state-setting rule with the highest priority (first in load order on ties). */

@@ -22,7 +22,7 @@ export interface ArgsHolder {
 }
 
 /** Placeholder until the builder splits the argument text; never handed out. */
-const NO_ARGS: FrameArg[] = [];
+const NO_ARGS = Object.freeze([]) as unknown as FrameArg[];
 
 const SPECIAL_FRAMES: ReadonlyArray<readonly [string, FrameKind]> = [
   ['<signal handler called>', 'sigtramp'],

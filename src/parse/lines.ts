@@ -6,7 +6,7 @@
  */
 import type { IToken, TokenType } from 'chevrotain';
 import type { ThreadInfo } from '../model/dump.js';
-import { chunkNeedsWork, cleanLine, PagerEffect } from './paste-cleanup.js';
+import { chunkNeedsWork, cleanLine, cleanLineResult, PagerEffect } from './paste-cleanup.js';
 import { scanFrameBody, skipCharLiteral, skipString, type FrameBody } from './frame-body.js';
 import { detach } from '../model/text-hygiene.js';
 import { parseThreadHeader } from './thread-header.js';
@@ -109,7 +109,7 @@ const SWITCH = /^[ \t]*(?:\[(?:Switching to thread|Current thread is) (\d+(?:\.\
 // A frame glued to the line before it: `[Switching to thread 5 (…)]#0  0x… in __lll_lock_wait_private ()`.
 const GLUED_FRAME = /^(\[Switching to thread [^\n]*?\])(#\d+\s.*)$/s; // `s`: see SWITCH
 // A record starting mid-line after a failed pretty-printer: `…frame=#7  0x00005555555562ab in Tracker::run (…`.
-const MIDLINE_FRAME = /[=(]#\d+ /g;
+const MIDLINE_FRAME = /[=(]#\d+ /;
 // The source line gdb prints after a stop location or a selected frame: `57\t./nptl/futex-internal.c:
 // No such file or directory.`, `14\t  std::lock_guard<std::mutex> hold_journal(journal);`.
 const SOURCE_LINE = /^[ \t]*\d+\t/;
@@ -166,20 +166,16 @@ function depthDelta(text: string, from: number): number {
   return depth;
 }
 
-let frameLevel = 0;
-
 /**
- * For `#N  body` with `#` at `hash`: where the body starts (setting `frameLevel`), or -1. The
- * same test as FRAME_START without allocating a match.
+ * For `#N  body` with `#` at `hash`: where the body starts, or -1. The same test as FRAME_START
+ * without allocating a match.
  */
 function frameBodyStart(text: string, hash: number): number {
   const n = text.length;
   let j = hash + 1;
-  let level = 0;
   while (j < n) {
     const d = text.charCodeAt(j);
     if (d < 48 || d > 57) break;
-    level = level * 10 + (d - 48);
     j++;
   }
   if (j === hash + 1) return -1;
@@ -188,18 +184,31 @@ function frameBodyStart(text: string, hash: number): number {
     if (sp !== 32 && sp !== 9) return -1;
     while (j < n && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
   }
-  frameLevel = level;
   return j;
 }
 
+/** Where the body of a frame line starts when `text` is one after its indent (`  #4  0x… in f ()`), or -1. */
+function indentedFrameBody(text: string): number {
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  return i < text.length && text.charCodeAt(i) === 35 /* # */ ? frameBodyStart(text, i) : -1;
+}
+
 /**
- * A `#N  ` frame line whose body starts at `body`. Its own small function, so the optimized
- * LineReader.logical inlines it for the frame lines tryJoin recognised (most lines of a dump)
- * instead of calling classify, which is too large to inline and is optimized later (~1.1 MB
- * into the 30 MB bench dump against ~0.6 MB for logical).
+ * A `#N  ` frame line whose body starts at `body`; N is read from the digits after the first `#`.
+ * Its own small function, so the optimized LineReader.logical inlines it for the frame lines it
+ * recognised after a frame (most lines of a dump) instead of calling classify, which is too large
+ * to inline and is optimized later (~1.1 MB into the 30 MB bench dump against ~0.6 MB for logical).
  */
-function frameLine(text: string, line: number, body: number, level: number, deferArgs: boolean): LogicalLine {
+function frameLine(text: string, line: number, body: number, deferArgs: boolean): LogicalLine {
   const ll = emptyLine(Kind.Frame, text, line);
+  let j = text.indexOf('#') + 1;
+  let level = 0;
+  for (; j < body; j++) {
+    const d = text.charCodeAt(j);
+    if (d < 48 || d > 57) break;
+    level = level * 10 + (d - 48);
+  }
   ll.level = level;
   ll.frame = scanFrameBody(text, body, ll, deferArgs);
   return ll;
@@ -217,7 +226,7 @@ export function classify(text: string, line: number, deferArgs = false): Logical
   const c = text.charCodeAt(i);
   if (c === 35 /* # */) {
     const body = frameBodyStart(text, i);
-    if (body > 0) return frameLine(text, line, body, frameLevel, deferArgs);
+    if (body > 0) return frameLine(text, line, body, deferArgs);
   }
   if (
     (c === 84 /* T */ && (text.startsWith('Thread ', i) || text.startsWith('Task ID ', i) || text.startsWith('TID ', i))) ||
@@ -406,9 +415,9 @@ const JULIA_HASH_FRAME = /^[ \t]*#\S* at \S/;
 
 /** Where a second frame record starts inside a frame line (after `=` or `(`), or -1. */
 function midlineFrame(text: string): number {
-  MIDLINE_FRAME.lastIndex = 1;
-  const m = MIDLINE_FRAME.exec(text);
-  return m === null ? -1 : m.index + 1;
+  // From the second character: a frame record at the start is the line itself.
+  const at = text.slice(1).search(MIDLINE_FRAME);
+  return at < 0 ? -1 : at + 2;
 }
 
 /** The thread a switch or stop line names (only the fields it shows). */
@@ -441,6 +450,80 @@ function startsRecord(text: string): boolean {
   return FRAME_START.test(text) || /^\s*Thread \d+(?:\.\d+)? \(/.test(text);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The reader's states, in the manner of panicparse's scanner: each names what the reader holds
+// between lines, with a real line that puts it there and the states the next lines take it to.
+// Three machines run side by side: how lines end (Endings), which logical line is held open for
+// its continuation (Open), and which gdb answer the lines belong to (Section). A line the pager
+// cut is held apart (LineReader.cut) until its rest arrives.
+
+/** How physical lines end, decided from the first line end seen. */
+const enum Endings {
+  /**
+   * No line end seen yet: text is held whole. `Thread 1 (Thread 0x7ffff7d8a740 (LWP 5150) "app"):`
+   * with no newline so far → Lf at the first `\n`; Cr when more than 64 KiB hold a `\r` and no
+   * `\n`, or at the end of input that holds one (classic Mac text).
+   */
+  Unknown,
+  /** `\n` ends lines (a `\r` before it is cleaned off with the line). Final. */
+  Lf,
+  /** `\r` alone ends lines. Final. */
+  Cr,
+}
+
+/** The logical line held open because the next physical lines may continue it. */
+const enum Open {
+  /**
+   * Nothing held: the last line was complete and went out.
+   * `Thread 3 (Thread 0x7ffff6ffe640 (LWP 4713) "worker-b"):` → Frame (a frame line), Value (a
+   * local or print value with open brackets), Row (an `info threads` row), Nothing (any other).
+   */
+  Nothing,
+  /**
+   * A frame line, whose arguments or location gdb or the terminal may have wrapped.
+   * `#3  0x0000555555555236 in worker_b (arg=0x0,` ⏎ `    lock=0x555555558040) at abba.c:20`
+   * → Frame (the line joined in, or the next `#4` frame line), Value, Row, Nothing.
+   */
+  Frame,
+  /**
+   * A `bt full` local or a `print` answer whose `{ ( [` are not all closed yet.
+   * `        m = {__data = {__lock = 2, __count = 0, __owner = 4712,` → Value (joined, still
+   * open), Nothing (closed, or a new record starts, or the value ran over MAX_VALUE_LINES).
+   */
+  Value,
+  /**
+   * An `info threads` row, whose frame may wrap onto an indented `from LIB` / `at FILE:LINE`.
+   * `  2    Thread 1077942624 (LWP 10954) 0x0000002a95673f3b in __lll_mutex_lock_wait ()` ⏎
+   * `    from /lib64/tls/libpthread.so.0` → Row (that line joined in), Nothing (any other line).
+   */
+  Row,
+}
+
+/** The gdb answer the lines belong to, for lines that read differently inside one. */
+const enum Section {
+  /** Backtraces, transcripts, anything else. `(gdb) thread apply all bt` → Threads, Registers, Lines. */
+  Lines,
+  /**
+   * An `info threads` table: after its command `(gdb) info threads` or its column header
+   * `  Id   Target Id                                   Frame`, a line such as
+   * `* 1    Thread 0x7ffff7d8a740 (LWP 5150) "app" 0x00007ffff7e8e7ed in __pthread_clockjoin_ex () from /lib/libc.so.6`
+   * is a thread row. → Threads (rows, blank lines, noise), Registers / Lines (a prompt, any other line).
+   */
+  Threads,
+  /**
+   * An `info registers` answer, after `(gdb) info registers`: `rdi            0x7f8529449278      140209899737720`
+   * is a register row. → Registers (rows, blank lines, noise), Threads / Lines (a prompt, any other line).
+   */
+  Registers,
+}
+
+/** The section a prompt line (`(gdb) info threads`, its command in `name`) opens. */
+function sectionOfCommand(command: string): Section {
+  if (INFO_REGISTERS_COMMAND.test(command)) return Section.Registers;
+  if (INFO_THREADS_COMMAND.test(command)) return Section.Threads;
+  return Section.Lines;
+}
+
 /**
  * Streams text into logical lines. `push` any chunks (boundaries anywhere: mid-line, mid-CRLF,
  * mid-prompt); `end` flushes. Lines are handed to `emit` in input order.
@@ -453,22 +536,23 @@ export class LineReader {
   /** Text after the last line end, in the pieces it arrived in. */
   private pending: string[] = [];
   private pendingLength = 0;
-  private crMode = false;
+  private endings = Endings.Unknown;
   /** The text being split holds nothing but plain lines (see chunkNeedsWork). */
   private chunkClean = false;
-  private sawNewline = false;
-  /** A line the pager cut, waiting for its rest on the next physical line. */
+  /** cleanLine's answer for the current physical line (one object, rewritten per line). */
+  private readonly cleaned = cleanLineResult();
+  /**
+   * A line the pager cut, waiting for its rest on the next physical line:
+   * `#5  0x00007f… in start_thread (arg=--Type <RET> for more, q to quit, c to continue without paging--`
+   * ⏎ `0x7f…) at ./nptl/pthread_create.c:442` is one frame line. Null when no line is cut.
+   */
   private cut: { text: string; line: number; extra: number[]; parts: string[] } | null = null;
-  /** The logical line being built (waits for one line of lookahead). */
+  /** What is held open, and the line itself (`cur`, null for Open.Nothing). */
+  private holding = Open.Nothing;
   private cur: LogicalLine | null = null;
   /** Length of the last physical line added to `cur` (terminal hard-wrap detection). */
   private curLastLength = 0;
-  /**
-   * Set by tryJoin when the line it was offered is a frame line: where its body starts (-1
-   * otherwise) and its level, for classify.
-   */
-  private nextFrameBody = -1;
-  private nextFrameLevel = 0;
+  private section = Section.Lines;
   /** Mid-line frame splits made in the current physical line (capped: MAX_MIDLINE_SPLITS). */
   private midlineSplits = 0;
   /** Limits applied, as sentences for the report (Dump.capped); at most MAX_CAP_NOTES kept. */
@@ -479,10 +563,6 @@ export class LineReader {
     if (this.capped.length < MAX_CAP_NOTES) this.capped.push(note);
     else if (++this.cappedMore === 1) this.capped.push('More limits were applied further on; `waitgraph parse` lists every line that was read on its own.');
   }
-  /** Inside an `info threads` table (after its command or its column header). */
-  private infoThreads = false;
-  /** Inside an `info registers` answer (after its command). */
-  private infoRegisters = false;
   /** Julia's own dumps: where a Julia block is open (julia.ts). */
   private readonly julia = new JuliaLines();
 
@@ -504,12 +584,12 @@ export class LineReader {
 
   push(chunk: string): void {
     if (chunk.length === 0) return;
-    if (!this.sawNewline && !this.crMode) {
-      if (chunk.includes('\n')) this.sawNewline = true;
-      else if (this.pendingLength + chunk.length > 65536 && (chunk.includes('\r') || this.pending.some((p) => p.includes('\r')))) this.crMode = true;
+    if (this.endings === Endings.Unknown) {
+      if (chunk.includes('\n')) this.endings = Endings.Lf;
+      else if (this.pendingLength + chunk.length > 65536 && (chunk.includes('\r') || this.pending.some((p) => p.includes('\r')))) this.endings = Endings.Cr;
     }
-    const sep = this.crMode ? '\r' : '\n';
-    if ((!this.sawNewline && !this.crMode) || !chunk.includes(sep)) {
+    const sep = this.endings === Endings.Cr ? '\r' : '\n';
+    if (this.endings === Endings.Unknown || !chunk.includes(sep)) {
       // No line ends here: keep the piece (joining now would copy a long line once per chunk).
       this.pending.push(chunk);
       this.pendingLength += chunk.length;
@@ -557,9 +637,9 @@ export class LineReader {
     let rest = this.pending.join('');
     this.pending = [];
     this.pendingLength = 0;
-    if (!this.sawNewline && !this.crMode && rest.includes('\r')) {
+    if (this.endings === Endings.Unknown && rest.includes('\r')) {
       // Classic-Mac input: CR alone ends lines.
-      this.crMode = true;
+      this.endings = Endings.Cr;
       this.push(rest);
       rest = this.pending.join('');
       this.pending = [];
@@ -574,16 +654,27 @@ export class LineReader {
       this.cut = null;
       this.logical(cut.text, cut.line, cut.extra.length ? cut.extra : null, cut.parts.length > 1 ? cut.parts : null, false);
     }
-    if (this.cur !== null) {
-      this.emit(this.cur);
-      this.cur = null;
-    }
+    this.release();
+  }
+
+  /** Holds `ll` open (state `open`) for the lines that may continue it. */
+  private hold(open: Open, ll: LogicalLine): void {
+    this.holding = open;
+    this.cur = ll;
+  }
+
+  /** Hands out the line held open, if any: Open.Nothing. */
+  private release(): void {
+    const cur = this.cur;
+    this.holding = Open.Nothing;
+    this.cur = null;
+    if (cur !== null) this.emit(cur);
   }
 
   private physical(raw: string): void {
     const line = ++this.lines;
     this.midlineSplits = 0;
-    const clean = cleanLine(raw, this.chunkClean);
+    const clean = cleanLine(raw, this.chunkClean, this.cleaned);
     if (clean.pager === PagerEffect.WholeLine) {
       this.noise(line, clean.pagerText ?? clean.text, clean.quit);
       return;
@@ -633,16 +724,16 @@ export class LineReader {
       }
     }
     const cur = this.cur;
-    this.nextFrameBody = -1;
-    if (cur !== null && this.tryJoin(cur, text, line, extra)) return;
+    // The line after a frame is most often the next frame: recognised here, it skips classify
+    // (and tryJoin: a frame line never continues the one before it).
+    const frameBody = this.holding === Open.Frame && !(cur as LogicalLine).noJoin ? indentedFrameBody(text) : -1;
+    if (cur !== null && frameBody < 0 && this.tryJoin(cur, text, line, extra)) return;
     if (cur !== null) {
-      this.cur = null;
       // A Julia line that would be a cut-off last frame: a line follows, so it is prose.
       if (cur.name === JULIA_CUT) reclassifyAsOther(cur);
-      this.emit(cur);
+      this.release();
     }
-    // A frame line tryJoin recognised (the line after a frame) skips classify.
-    let ll = this.nextFrameBody > 0 ? frameLine(text, line, this.nextFrameBody, this.nextFrameLevel, this.deferArgs) : classify(text, line, this.deferArgs);
+    let ll = frameBody > 0 ? frameLine(text, line, frameBody, this.deferArgs) : classify(text, line, this.deferArgs);
     // Julia's own dumps (julia.ts): prose to gdb's reading; and a Julia closure frame in a Julia
     // block (`#1 at ./threadingconstructs.jl:129`), which gdb's reading takes for frame #1.
     if (ll.kind === Kind.Other || (ll.kind === Kind.Frame && this.julia.isActive() && JULIA_HASH_FRAME.test(text))) {
@@ -668,7 +759,7 @@ export class LineReader {
     this.curLastLength = text.length;
     if (ll.kind === Kind.Other) {
       if (cur !== null && cur.kind === Kind.Frame && SOURCE_LINE_SPACES.test(text)) ll.kind = Kind.Source;
-      else if (this.infoRegisters) {
+      else if (this.section === Section.Registers) {
         const reg = REGISTER_ROW.exec(text);
         if (reg !== null) {
           ll.kind = Kind.Register;
@@ -677,107 +768,106 @@ export class LineReader {
         }
       }
     }
-    if (ll.kind === Kind.Prompt) this.infoRegisters = INFO_REGISTERS_COMMAND.test(ll.name ?? '');
-    else if (ll.kind !== Kind.Register && ll.kind !== Kind.Blank && ll.kind !== Kind.Noise) this.infoRegisters = false;
-    if (this.infoThreads && ll.kind === Kind.Other) {
+    if (this.section === Section.Threads && ll.kind === Kind.Other) {
       const row = classifyThreadRow(text, line);
       if (row !== null) {
         row.extra = extra;
         row.parts = parts;
-        this.cur = row;
+        this.hold(Open.Row, row);
         return;
       }
     }
-    if (ll.kind === Kind.Prompt) this.infoThreads = INFO_THREADS_COMMAND.test(ll.name ?? '');
-    else if (ll.kind === Kind.Other && INFO_THREADS_HEADER.test(text)) this.infoThreads = true;
-    else if (ll.kind !== Kind.Blank && ll.kind !== Kind.Noise) this.infoThreads = false;
-    if (ll.kind === Kind.Frame || ((ll.kind === Kind.Local || ll.kind === Kind.Print) && ll.open > 0)) {
-      this.cur = ll;
-    } else {
-      this.cur = null;
-      this.emit(ll);
+    // Blank lines and noise keep the section; a register row keeps Registers.
+    if (ll.kind === Kind.Prompt) this.section = sectionOfCommand(ll.name ?? '');
+    else if (ll.kind === Kind.Other && INFO_THREADS_HEADER.test(text)) this.section = Section.Threads;
+    else if (ll.kind !== Kind.Blank && ll.kind !== Kind.Noise && ll.kind !== Kind.Register) this.section = Section.Lines;
+    if (ll.kind === Kind.Frame) this.hold(Open.Frame, ll);
+    else if ((ll.kind === Kind.Local || ll.kind === Kind.Print) && ll.open > 0) this.hold(Open.Value, ll);
+    else this.emit(ll);
+  }
+
+  /**
+   * Joins `text` into `cur` when it continues it (gdb-format.md §2.5); true when joined. A frame
+   * line is never offered while a frame is open (logical reads it as the next frame).
+   */
+  private tryJoin(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
+    switch (this.holding) {
+      case Open.Row:
+        return this.joinRow(cur, text, line, extra);
+      case Open.Frame:
+        return this.joinFrameLine(cur, text, line, extra);
+      case Open.Value:
+        return this.joinValue(cur, text, line, extra);
+      case Open.Nothing:
+        return false;
     }
   }
 
-  /** Joins `text` into `cur` when it continues it (gdb-format.md §2.5); true when joined. */
-  private tryJoin(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
-    if (cur.kind === Kind.ThreadRow) {
-      // A row's frame wraps like a frame line: `   2 Thread 1077942624 (LWP 10954)  0x… in __lll_mutex_lock_wait ()` ⏎ `    from /lib64/tls/libpthread.so.0`.
-      const frame = cur.frame;
-      const t = text.trimStart();
-      if (frame === null || t.length === text.length || frame.file !== null || frame.library !== null) return false;
-      if (!(t.startsWith('at ') || t.startsWith('from '))) return false;
-      (cur.extra ??= []).push(line);
-      if (extra) cur.extra.push(...extra);
-      cur.text = `${cur.text} ${t}`;
-      cur.image = cur.text;
-      const row = classifyThreadRow(cur.text, cur.line);
-      if (row !== null) {
-        cur.frame = row.frame;
-        cur.argsText = row.argsText;
-        cur.argsPlain = row.argsPlain;
+  private joinRow(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
+    // A row's frame wraps like a frame line: `   2 Thread 1077942624 (LWP 10954)  0x… in __lll_mutex_lock_wait ()` ⏎ `    from /lib64/tls/libpthread.so.0`.
+    const frame = cur.frame;
+    const t = text.trimStart();
+    if (frame === null || t.length === text.length || frame.file !== null || frame.library !== null) return false;
+    if (!(t.startsWith('at ') || t.startsWith('from '))) return false;
+    (cur.extra ??= []).push(line);
+    if (extra) cur.extra.push(...extra);
+    cur.text = `${cur.text} ${t}`;
+    cur.image = cur.text;
+    const row = classifyThreadRow(cur.text, cur.line);
+    if (row !== null) {
+      cur.frame = row.frame;
+      cur.argsText = row.argsText;
+      cur.argsPlain = row.argsPlain;
+    }
+    return true;
+  }
+
+  private joinFrameLine(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
+    if (cur.noJoin) return false;
+    const frame = cur.frame!;
+    let i = 0;
+    while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+    if (i === text.length) return false;
+    const t = i === 0 ? text : text.slice(i);
+    if (frame.incomplete && cur.extra?.length === MAX_FRAME_LINES) {
+      this.cap(`The frame at line ${cur.line} is wrapped over more than ${MAX_FRAME_LINES} lines; it is read as cut there, and the lines after it on their own.`);
+    }
+    if (frame.incomplete && (cur.extra?.length ?? 0) < MAX_FRAME_LINES) {
+      if (t.startsWith('Python Exception <')) {
+        // stderr noise printed between a frame's name and its `(args…` continuation.
+        this.noise(line, text, false);
+        return true;
       }
+      const hardWrap = i === 0 && WRAP_WIDTHS.has(this.curLastLength) && !startsRecord(text);
+      if (i === 0 && !hardWrap) return false;
+      const prev = cur.text;
+      const sep = hardWrap || prev.endsWith('(') ? '' : ' ';
+      this.joinFrame(cur, prev + sep + (hardWrap ? text : t), line, extra, text.length);
       return true;
     }
-    if (cur.kind === Kind.Frame) {
-      if (cur.noJoin) return false;
-      const frame = cur.frame!;
-      let i = 0;
-      while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
-      if (i === text.length) return false;
-      const t = i === 0 ? text : text.slice(i);
-      if (t.charCodeAt(0) === 35) {
-        // FRAME_START, without a regex; classify reuses the answer.
-        const body = frameBodyStart(t, 0);
-        if (body > 0) {
-          this.nextFrameBody = i + body;
-          this.nextFrameLevel = frameLevel;
-          return false;
-        }
-      }
-      if (frame.incomplete && cur.extra?.length === MAX_FRAME_LINES) {
-        this.cap(`The frame at line ${cur.line} is wrapped over more than ${MAX_FRAME_LINES} lines; it is read as cut there, and the lines after it on their own.`);
-      }
-      if (frame.incomplete && (cur.extra?.length ?? 0) < MAX_FRAME_LINES) {
-        if (t.startsWith('Python Exception <')) {
-          // stderr noise printed between a frame's name and its `(args…` continuation.
-          this.noise(line, text, false);
-          return true;
-        }
-        const hardWrap = i === 0 && WRAP_WIDTHS.has(this.curLastLength) && !startsRecord(text);
-        if (i === 0 && !hardWrap) return false;
-        const prev = cur.text;
-        const sep = hardWrap || prev.endsWith('(') ? '' : ' ';
-        this.joinFrame(cur, prev + sep + (hardWrap ? text : t), line, extra, text.length);
-        return true;
-      }
-      if (i > 0 && frame.file === null && frame.library === null && frame.kind === 'normal' && (t.startsWith('at ') || t.startsWith('from '))) {
-        this.joinFrame(cur, `${cur.text} ${t}`, line, extra, text.length);
-        return true;
-      }
-      return false;
-    }
-    if (cur.kind === Kind.Local || cur.kind === Kind.Print) {
-      if (cur.open <= 0 || startsRecord(text)) return false;
-      const count = (cur.extra?.length ?? 0) + 1;
-      if (count >= MAX_VALUE_LINES) {
-        this.cap(`The value at line ${cur.line} runs over ${MAX_VALUE_LINES.toLocaleString('en')} lines; it is cut there, and the lines after it are read on their own.`);
-        return false;
-      }
-      (cur.extra ??= []).push(line);
-      if (extra) cur.extra.push(...extra);
-      (cur.parts ??= [cur.text]).push(text);
-      const t = text.trim();
-      if (cur.kind === Kind.Local) cur.value = `${cur.value}\n${t}`;
-      cur.text = cur.kind === Kind.Local ? `${cur.text}\n${text}` : `${cur.text} ${t}`;
-      cur.open += depthDelta(t, 0);
-      if (cur.open <= 0) {
-        this.cur = null;
-        this.emit(cur);
-      }
+    if (i > 0 && frame.file === null && frame.library === null && frame.kind === 'normal' && (t.startsWith('at ') || t.startsWith('from '))) {
+      this.joinFrame(cur, `${cur.text} ${t}`, line, extra, text.length);
       return true;
     }
     return false;
+  }
+
+  private joinValue(cur: LogicalLine, text: string, line: number, extra: number[] | null): boolean {
+    if (cur.open <= 0 || startsRecord(text)) return false;
+    const count = (cur.extra?.length ?? 0) + 1;
+    if (count >= MAX_VALUE_LINES) {
+      this.cap(`The value at line ${cur.line} runs over ${MAX_VALUE_LINES.toLocaleString('en')} lines; it is cut there, and the lines after it are read on their own.`);
+      return false;
+    }
+    (cur.extra ??= []).push(line);
+    if (extra) cur.extra.push(...extra);
+    (cur.parts ??= [cur.text]).push(text);
+    const t = text.trim();
+    if (cur.kind === Kind.Local) cur.value = `${cur.value}\n${t}`;
+    cur.text = cur.kind === Kind.Local ? `${cur.text}\n${text}` : `${cur.text} ${t}`;
+    cur.open += depthDelta(t, 0);
+    if (cur.open <= 0) this.release();
+    return true;
   }
 
   private joinFrame(cur: LogicalLine, joined: string, line: number, extra: number[] | null, length: number): void {

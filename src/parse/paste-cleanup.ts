@@ -183,14 +183,18 @@ function needsWork(raw: string, chunkClean: boolean): boolean {
   return hasHtmlTag(raw);
 }
 
-/** The result object is reused between calls (one physical line at a time): copy what you keep. */
-const out: CleanLine = { text: '', pager: PagerEffect.None, quit: false, pagerText: null };
+/** A result object for cleanLine; a line reader makes one and passes it to every call. */
+export function cleanLineResult(): CleanLine {
+  return { text: '', pager: PagerEffect.None, quit: false, pagerText: null };
+}
 
 /**
  * Normalises one physical line (without its line terminator). `chunkClean`: the caller checked
- * that the text around this line holds nothing `chunkNeedsWork` looks for.
+ * that the text around this line holds nothing `chunkNeedsWork` looks for. The answer is written
+ * to `out` and returned (a reader reuses one object, one physical line at a time: no allocation
+ * per line); copy what you keep.
  */
-export function cleanLine(raw: string, chunkClean = false): CleanLine {
+export function cleanLine(raw: string, chunkClean = false, out: CleanLine = cleanLineResult()): CleanLine {
   out.pager = PagerEffect.None;
   out.quit = false;
   out.pagerText = null;

@@ -15,19 +15,18 @@ import { escapeControlChars } from '../model/text-hygiene.js';
  * maps to one copy, so identity between them is kept.
  */
 export function sanitizeAnalysis(analysis: Analysis): Analysis {
-  const cached = sanitized.get(analysis);
-  if (cached !== undefined) return cached;
-  const result = sanitizeValue(analysis);
-  sanitized.set(analysis, result);
-  if (result !== analysis) sanitized.set(result, result);
+  if ((analysis as Partial<Record<typeof SANITIZED, true>>)[SANITIZED] === true) return analysis;
+  const walked = sanitizeValue(analysis);
+  // A copy of the top object alone (the rest stays shared), marked as sanitised: a reporter that
+  // embeds another (Markdown embeds Mermaid, SVG is rendered from DOT) hands it the result, and
+  // the walk is not made twice. Reporters never mutate an Analysis, so the copy stays valid.
+  const result = walked === analysis ? { ...analysis } : walked;
+  Object.defineProperty(result, SANITIZED, { value: true, enumerable: false });
   return result;
 }
 
-/**
- * One walk per Analysis even when several reporters print it (Markdown embeds Mermaid, SVG is
- * rendered from DOT). Reporters never mutate an Analysis, so the copy stays valid.
- */
-const sanitized = new WeakMap<Analysis, Analysis>();
+/** The mark of an Analysis sanitizeAnalysis made (not enumerable: no report shows it). */
+const SANITIZED = Symbol('waitgraph.sanitized');
 
 function sanitizeValue(analysis: Analysis): Analysis {
   const copies = new Map<object, unknown>();

@@ -14,14 +14,12 @@
 import { stripLeadingUnderscores } from './function-names.js';
 
 /**
- * Tests a name. `id`, when given, is the name's number in the interning table of match.ts (the
- * same name always has the same id within one `internEpoch`); memoised tests then look the answer
- * up in an array instead of hashing the string.
+ * Tests a name. A pure function of the name: the matcher (match.ts) remembers answers per
+ * distinct name for the analysis it runs, so a pattern holds no cache of its own.
+ * `leading`, when set, says what a passing name must start with (see LeadingChars); `costly`
+ * says the test does more than a hash lookup (the matcher remembers its answers per string).
  */
-export type NameTest = (name: string, id?: number) => boolean;
-
-/** Bumped by match.ts when it clears its interning table, so id-indexed memos start over. */
-export const internEpoch = { value: 0 };
+export type NameTest = ((name: string) => boolean) & { readonly leading?: LeadingChars; readonly costly?: boolean };
 
 /** The pattern as written in a rule file, after schema validation. */
 export interface NamePatternSpec {
@@ -48,7 +46,7 @@ export function compilePattern(input: NamePatternInput): NameTest {
   }
   const ignore = spec.underscores === 'ignore';
   const prep = (s: string): string => (ignore ? stripLeadingUnderscores(s) : s);
-  let test: NameTest;
+  let test: (name: string) => boolean;
   if (spec.exact !== undefined) {
     const set = new Set(asList(spec.exact).map(prep));
     test = (name) => set.has(name);
@@ -70,11 +68,12 @@ export function compilePattern(input: NamePatternInput): NameTest {
     }
     test = (name) => re.test(name);
   }
-  const full: NameTest = ignore ? (name) => test(stripLeadingUnderscores(name)) : test;
-  const compiled = spec.exact !== undefined && !ignore ? full : memoize(full);
+  const full = ignore ? (name: string): boolean => test(stripLeadingUnderscores(name)) : test;
   const first = firstCharsOf(spec, prep);
-  if (first !== null) leadingChars.set(compiled, { chars: first, underscores: ignore });
-  return compiled;
+  return Object.assign(full, {
+    ...(first !== null ? { leading: { chars: first, underscores: ignore } satisfies LeadingChars } : {}),
+    costly: spec.exact === undefined || ignore,
+  });
 }
 
 /**
@@ -88,11 +87,9 @@ export interface LeadingChars {
   underscores: boolean;
 }
 
-const leadingChars = new WeakMap<NameTest, LeadingChars>();
-
 /** The first characters a name passing `test` can have, or undefined when any (regexes, globs that open with a wildcard, tests not made by compilePattern). */
 export function leadingCharsOf(test: NameTest): LeadingChars | undefined {
-  return leadingChars.get(test);
+  return test.leading;
 }
 
 function firstCharsOf(spec: NamePatternSpec, prep: (s: string) => string): Set<number> | null {
@@ -113,45 +110,6 @@ function firstCharsOf(spec: NamePatternSpec, prep: (s: string) => string): Set<n
 /** The literal text a glob starts with, escapes resolved (empty when it opens with a wildcard). */
 function globHead(glob: string): string {
   return literalHead(globTokens(glob));
-}
-
-/** Entries a pattern remembers before it starts over; names repeat across threads, so hits are the rule. */
-const MEMO_LIMIT = 4096;
-
-/**
- * Remembers a pattern's answer per name: the same few hundred function names fill a dump of
- * 100,000 threads, so a glob is run once per distinct name, not once per frame.
- */
-function memoize(test: NameTest): NameTest {
-  const cache = new Map<string, boolean>();
-  // By interned id: 0 unknown, 1 false, 2 true.
-  let byId = new Uint8Array(256);
-  let epoch = internEpoch.value;
-  return (name, id) => {
-    if (id !== undefined) {
-      if (epoch !== internEpoch.value) {
-        byId = new Uint8Array(256);
-        epoch = internEpoch.value;
-      }
-      if (id >= byId.length) {
-        const grown = new Uint8Array(Math.max(id + 1, byId.length * 2));
-        grown.set(byId);
-        byId = grown;
-      }
-      const known = byId[id] as number;
-      if (known !== 0) return known === 2;
-      const answer = test(name);
-      byId[id] = answer ? 2 : 1;
-      return answer;
-    }
-    let hit = cache.get(name);
-    if (hit === undefined) {
-      hit = test(name);
-      if (cache.size >= MEMO_LIMIT) cache.clear();
-      cache.set(name, hit);
-    }
-    return hit;
-  };
 }
 
 /** Glob tokens: literal characters, `?` (any one) and `*` (any run). */

@@ -22,7 +22,30 @@ export interface Expanded {
 }
 
 export function expandTemplate(template: string, captures: Record<string, ParsedArgValue>): Expanded {
-  const parts = compiled(template);
+  return expandParts(cutTemplate(template), captures);
+}
+
+/**
+ * expandTemplate with each template cut once: rules have a few dozen templates, expanded per
+ * thread. One per analysis session (analyze/analyzer.ts), which owns its table.
+ */
+export class TemplateExpander {
+  private readonly cut = new Map<string, TemplatePart[]>();
+
+  expand(template: string, captures: Record<string, ParsedArgValue>): Expanded {
+    let parts = this.cut.get(template);
+    if (parts === undefined) {
+      parts = cutTemplate(template);
+      if (this.cut.size >= MAX_CUT) this.cut.clear();
+      this.cut.set(template, parts);
+    }
+    return expandParts(parts, captures);
+  }
+}
+
+const MAX_CUT = 1024;
+
+function expandParts(parts: readonly TemplatePart[], captures: Record<string, ParsedArgValue>): Expanded {
   const missing: string[] = [];
   let text = '';
   for (const part of parts) {
@@ -46,16 +69,11 @@ export function expandTemplate(template: string, captures: Record<string, Parsed
   return { text, missing };
 }
 
-/** A template cut once into literal text and placeholders (rules have a few dozen templates, expanded per thread). */
+/** A template cut into literal text and placeholders. */
 type TemplatePart = string | { inner: string; alts: Array<{ name: string; part: 'address' | 'symbol' | 'value' } | null> };
 
-const compiledTemplates = new Map<string, TemplatePart[]>();
-const MAX_COMPILED = 1024;
-
-function compiled(template: string): TemplatePart[] {
-  let parts = compiledTemplates.get(template);
-  if (parts !== undefined) return parts;
-  parts = [];
+function cutTemplate(template: string): TemplatePart[] {
+  const parts: TemplatePart[] = [];
   let last = 0;
   for (const m of template.matchAll(PLACEHOLDER)) {
     const at = m.index ?? 0;
@@ -71,7 +89,5 @@ function compiled(template: string): TemplatePart[] {
     last = at + m[0].length;
   }
   if (last < template.length) parts.push(template.slice(last));
-  if (compiledTemplates.size >= MAX_COMPILED) compiledTemplates.clear();
-  compiledTemplates.set(template, parts);
   return parts;
 }

@@ -12,8 +12,8 @@ import type { FrameRef } from '../../src/model/analysis.js';
 import type { Backtrace, Frame } from '../../src/model/dump.js';
 import { DumpParser, parseDump } from '../../src/parse/index.js';
 import { loadBuiltinRules } from '../../src/rules/builtin.js';
-import { frameMatches, matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
-import { MERGE_FRAMES, summarizeBacktrace } from '../../src/analyze/summary.js';
+import { conditionHoldsAt, createMatcher } from '../../src/rules/match.js';
+import { MERGE_FRAMES, Summarizer, type BacktraceSummary, type StackMemo } from '../../src/analyze/summary.js';
 import { FIXTURES, FOUNDING, ruleFixtureFiles } from '../helpers/paths.js';
 import { renderDump } from '../helpers/generate-dump.js';
 
@@ -25,27 +25,37 @@ function inputs(): string[] {
   return [FOUNDING, ...ruleFixtureFiles()];
 }
 
-type Summarize = (bt: Backtrace, i: number) => ReturnType<typeof summarizeBacktrace>;
-const direct: Summarize = (bt, i) => summarizeBacktrace(rules, bt, i);
+type Summarize = (bt: Backtrace, i: number) => BacktraceSummary;
+
+/** The matcher with its memo off: every stack searched afresh (the reference the memo must agree with). */
+const fresh = createMatcher<StackMemo>(rules, { memo: false });
+
+/** Summaries with the fingerprint memo off (a new summarizer: its pools start empty). */
+function direct(): Summarize {
+  const summarizer = new Summarizer(fresh);
+  return (bt, i) => summarizer.summarize(bt, i, fresh.prepare(bt));
+}
 
 /**
  * Summaries as the analyzer makes them (stacks from the fingerprint memo); `reused` counts the
  * backtraces whose fingerprint already had a remembered shape to try.
  */
 function memoised(counts: { reused: number }): Summarize {
+  const matcher = createMatcher<StackMemo>(rules);
+  const summarizer = new Summarizer(matcher);
   return (bt, i) => {
-    const stack = prepareStackFor(rules, bt);
-    if (stack.memo !== undefined && stack.memo.summary !== null) counts.reused++;
-    return summarizeBacktrace(rules, bt, i, stack);
+    const stack = matcher.prepare(bt);
+    if (stack.fingerprint.memo !== null) counts.reused++;
+    return summarizer.summarize(bt, i, stack);
   };
 }
 
 /** Checks every backtrace's summary against the rules run on its frames; counts what it checked. */
-function checkSummaries(dump: ReturnType<typeof parseDump>, where: string, counts: { hits: number; captures: number }, summarize: Summarize = direct): void {
+function checkSummaries(dump: ReturnType<typeof parseDump>, where: string, counts: { hits: number; captures: number }, summarize: Summarize = direct()): void {
   dump.backtraces.forEach((bt: Backtrace, i: number) => {
     const s = summarize(bt, i);
-    const stack = prepareStack(bt, rules.primitives);
-    const expected = matchBacktrace(rules, stack).map((hit) => {
+    const stack = fresh.prepare(bt);
+    const expected = fresh.match(stack).map((hit) => {
       // Alternatives after the first with nothing pending can never be taken: not kept.
       const always = hit.alternatives.findIndex((a) => a.pendingProcess.length === 0);
       const alts = always < 0 ? hit.alternatives : hit.alternatives.slice(0, always + 1);
@@ -59,7 +69,7 @@ function checkSummaries(dump: ReturnType<typeof parseDump>, where: string, count
     const acquire = bt.frames[stack.acquireIndex];
     // Where it waits: the first frame from the acquire site on that no lock wrapper matches.
     let site = stack.acquireIndex;
-    while (site < bt.frames.length && rules.lockWrappers.some((c) => frameMatches(c, stack, site))) site++;
+    while (site < bt.frames.length && rules.lockWrappers.some((c) => conditionHoldsAt(c, stack, site))) site++;
     const waits = bt.frames[site < bt.frames.length ? site : stack.acquireIndex];
     assert.deepEqual(s.acquireSite, waits ? refOf(i, waits) : null, at);
     assert.equal(s.acquireName, acquire ? stack.names[stack.acquireIndex] : null, at);
@@ -137,8 +147,9 @@ test('summary: a stack of a known fingerprint whose site frames differ (line, le
 
 test('summary: equal top frames share one frozen list; the thread is the one the dump keeps', () => {
   const { text } = renderDump({ threads: 200, frames: 24, seed: 5 });
-  const summaries: Array<ReturnType<typeof summarizeBacktrace>> = [];
-  const parser = new DumpParser({ keepFrames: false, onBacktrace: (bt, i) => summaries.push(summarizeBacktrace(rules, bt, i)) });
+  const summaries: BacktraceSummary[] = [];
+  const summarize = direct();
+  const parser = new DumpParser({ keepFrames: false, onBacktrace: (bt, i) => summaries.push(summarize(bt, i)) });
   parser.push(text);
   const dump = parser.end();
   assert.equal(summaries.length, dump.backtraces.length);

@@ -90,7 +90,9 @@ test('visible() shows each control character as an escape and leaves text alone'
 
 test('sanitizeAnalysis shares clean objects and keeps identity between shared ones', () => {
   const analysis = analyzeText(plantedAbba(''));
-  assert.equal(sanitizeAnalysis(analysis), analysis, 'a clean analysis is returned as is');
+  const same = sanitizeAnalysis(analysis);
+  assert.deepEqual(same, analysis, 'a clean analysis reads the same');
+  for (const key of Object.keys(analysis) as Array<keyof typeof analysis>) assert.equal(same[key], analysis[key], `a clean analysis shares its ${key}`);
   const dirty = poison(analysis, '\u0007');
   // Make an edge object shared, as the analyzer does between `edges` and cycle steps.
   if (dirty.deadlocks[0]) dirty.deadlocks[0].cycle[0]!.wait = dirty.edges[0]!;
@@ -99,7 +101,8 @@ test('sanitizeAnalysis shares clean objects and keeps identity between shared on
   assert.equal(dirty.threads[0]!.name!.endsWith('\u0007'), true, 'the input is not mutated');
   assert.equal(clean.threads[0]!.name!.endsWith('\\x07'), true);
   if (clean.deadlocks[0]) assert.equal(clean.deadlocks[0].cycle[0]!.wait, clean.edges[0], 'one copy for one shared object');
-  assert.equal(sanitizeAnalysis(clean), clean, 'idempotent: visible text has nothing left to escape');
+  assert.equal(sanitizeAnalysis(clean), clean, 'a sanitised analysis is not walked again');
+  assert.deepEqual(sanitizeAnalysis({ ...clean }), clean, 'idempotent: visible text has nothing left to escape');
 });
 
 test('escapeJsonInvisibles keeps the data and hides bidi and C1 characters from viewers', () => {

@@ -1,7 +1,8 @@
 /**
- * The matcher's memos give exactly what the direct search gives:
- * - `prepareStackFor` (a stack reuses the search of an earlier stack with the same fingerprint)
- *   against `prepareStack` + a fresh search, on every backtrace of the fixtures (and the shared
+ * The matcher's memos give exactly what a fresh search gives, and the search finds what a naive
+ * reference search finds:
+ * - a matcher with its memo on (a stack reuses the search of an earlier stack with the same
+ *   fingerprint) against one with it off, on every backtrace of the fixtures (and the shared
  *   corpus when present), each seen twice, and on random stacks built from those frames with
  *   their arguments, libraries and JIT-ness changed (what the fingerprint must tell apart);
  * - the fingerprint's wide path (over 31 detail bits for one name), the interning table
@@ -19,11 +20,11 @@ import fc from 'fast-check';
 import type { Backtrace, Frame } from '../../src/model/dump.js';
 import { parseDump } from '../../src/parse/index.js';
 import { loadRules } from '../../src/rules/index.js';
-import { markProcessConditions, matchBacktrace, prepareStack, prepareStackFor } from '../../src/rules/match.js';
+import { conditionHoldsAt, createMatcher, type Matcher, type PreparedStack } from '../../src/rules/match.js';
 import { hasPointerValue, normalizeAddress, parseArgValue, type ParsedArgValue } from '../../src/rules/arg-values.js';
 import { expandTemplate } from '../../src/rules/template.js';
 import { compileGlob, compilePattern, leadingCharsOf, type NamePatternSpec } from '../../src/rules/pattern.js';
-import type { FrameCondition, LoadedRules } from '../../src/rules/types.js';
+import type { FrameCondition, LoadedRules, Shape, ThreadRule } from '../../src/rules/types.js';
 import { FIXTURES, HAS_SHARED_CORPUS, SHARED_CORPUS } from '../helpers/paths.js';
 import { prng } from '../helpers/prng.js';
 
@@ -41,26 +42,62 @@ function backtracesOf(files: string[]): Backtrace[] {
   return files.flatMap((f) => parseDump(readFileSync(f, 'utf8')).backtraces);
 }
 
-/** Compares the memoised and the direct analysis of one stack; returns the memoised stack. */
+/** One matcher with its memo on and one with it off per rule set, kept across the stacks of a test (as a session does). */
+const matchers = new WeakMap<LoadedRules, { memo: Matcher; fresh: Matcher }>();
+const matchersOf = (rules: LoadedRules): { memo: Matcher; fresh: Matcher } => {
+  let m = matchers.get(rules);
+  if (m === undefined) matchers.set(rules, (m = { memo: createMatcher(rules), fresh: createMatcher(rules, { memo: false }) }));
+  return m;
+};
+
+/** Compares the memoised and the fresh analysis of one stack. */
 function sameAsDirect(rules: LoadedRules, bt: Pick<Backtrace, 'frames' | 'truncated'>, what: string): void {
-  const memo = prepareStackFor(rules, bt);
-  const direct = prepareStack(bt, rules.primitives);
+  const { memo: memoed, fresh } = matchersOf(rules);
+  const memo = memoed.prepare(bt);
+  const direct = fresh.prepare(bt);
   assert.deepEqual(memo.names, direct.names, `${what}: names`);
   assert.equal(memo.acquireIndex, direct.acquireIndex, `${what}: acquireIndex`);
   assert.equal(memo.blocked, direct.blocked, `${what}: blocked`);
-  assert.deepEqual(matchBacktrace(rules, memo), matchBacktrace(rules, direct), `${what}: hits`);
+  assert.equal(memo.fingerprint.waitSite, direct.fingerprint.waitSite, `${what}: wait site`);
+  assert.deepEqual(memoed.match(memo), fresh.match(direct), `${what}: hits`);
   const memoFlags = rules.processConditions.map(() => false);
   const directFlags = rules.processConditions.map(() => false);
-  markProcessConditions(rules, memo, memoFlags);
-  markProcessConditions(rules, direct, directFlags);
+  memoed.markProcessConditions(memo, memoFlags);
+  fresh.markProcessConditions(direct, directFlags);
   assert.deepEqual(memoFlags, directFlags, `${what}: process conditions`);
 }
+
+/**
+ * The reference search, written for reading, not speed: a shape holds when no frame meets a
+ * `none` condition and frames p0 < p1 < … meet its frame conditions in order (with `next` and
+ * `maxGap`), every condition tested by conditionHoldsAt (its name test called directly).
+ */
+function referenceHolds(shape: Shape, stack: PreparedStack): boolean {
+  if (shape.blocked !== undefined && shape.blocked !== stack.blocked) return false;
+  if (shape.truncated !== undefined && shape.truncated !== stack.truncated) return false;
+  const n = stack.frames.length;
+  for (const c of shape.none) for (let i = 0; i < n; i++) if (conditionHoldsAt(c, stack, i)) return false;
+  const place = (k: number, from: number, prev: number): boolean => {
+    if (k === shape.frames.length) return true;
+    const c = shape.frames[k] as FrameCondition;
+    for (let i = from; i < n; i++) {
+      if (k > 0 && c.next && i !== prev + 1) continue;
+      if (k > 0 && c.maxGap !== undefined && i > prev + 1 + c.maxGap) continue;
+      if (conditionHoldsAt(c, stack, i) && place(k + 1, i + 1, i)) return true;
+    }
+    return false;
+  };
+  return place(0, 0, -1);
+}
+
+const referenceHits = (rules: LoadedRules, stack: PreparedStack): string[] =>
+  rules.threadRules.filter((r: ThreadRule) => referenceHolds(r.base, stack) && (r.anyOf.length === 0 || r.anyOf.some((s) => referenceHolds(s, stack)))).map((r) => r.id);
 
 const rules = loadRules();
 const fixtureFiles = [...textFiles(FIXTURES), ...(HAS_SHARED_CORPUS ? textFiles(SHARED_CORPUS) : [])];
 const real = backtracesOf(fixtureFiles);
 
-test('memoised matching equals direct matching on every fixture backtrace, first and repeated', () => {
+test('memoised matching equals fresh matching, and the reference search, on every fixture backtrace, first and repeated', () => {
   assert.ok(real.length > 100, `fixtures hold backtraces (${real.length})`);
   let hits = 0;
   for (let pass = 0; pass < 2; pass++) {
@@ -69,7 +106,13 @@ test('memoised matching equals direct matching on every fixture backtrace, first
       // `??` frames in some library instead of anonymous (JIT) memory: same names, other fingerprint.
       const plugin = bt.frames.map((f) => (f.function === '??' && f.library === null ? { ...f, library: '/opt/app/libplugin.so' } : f));
       sameAsDirect(rules, { frames: plugin, truncated: bt.truncated }, `pass ${pass} backtrace ${i}, ?? in a library`);
-      if (pass === 0) hits += matchBacktrace(rules, prepareStack(bt, rules.primitives)).length;
+      if (pass === 0) {
+        const { fresh } = matchersOf(rules);
+        const stack = fresh.prepare(bt);
+        const found = fresh.match(stack).map((h) => h.ruleId);
+        assert.deepEqual(found, referenceHits(rules, stack), `backtrace ${i}: the rules the reference search finds`);
+        hits += found.length;
+      }
     });
   }
   assert.ok(hits > 50, `the fixtures exercise the rules (${hits} hits)`);
