@@ -21,9 +21,8 @@ import { detach } from '../model/text-hygiene.js';
 const THREAD = /^[ \t]*(?:\*[ \t]*)?thread #(\d+)(?:[:,][ \t]*(.*))?$/s;
 // `* frame #0: 0x… module`function…` (the part after the colon may be missing in a cut paste)
 const FRAME = /^[ \t]*(?:\*[ \t]*)?frame #(\d+):[ \t]*(.*)$/s;
-// ` at main.c:4:6` / ` at main.c:4` at the end of the rest.
-const LOCATION = / at (.+?):(\d+)(?::\d+)?$/s;
-const TRAILING_FLAGS = /(?: \[(?:opt|artificial|inlined)\])+$/;
+// ` [opt]`, ` [artificial]`, ` [inlined]` at the end of a frame line, in any number and order.
+const FLAGS = [' [opt]', ' [artificial]', ' [inlined]'] as const;
 const OFFSET = / \+ (\d+)$/;
 const UNNAMED = /^___lldb_unnamed_symbol\d*(?:\$\$.*)?$/;
 // `stop reason = …` is the header's last field, and may hold commas: `EXC_BAD_ACCESS (code=1, address=0x0)`.
@@ -34,14 +33,14 @@ export function parseLldbThread(text: string): ThreadInfo | null {
   if (m === null) return null;
   // Kept by the backtrace (name is cut from it): detached from the input chunk.
   const rest = detach((m[2] ?? '').trim());
-  const name = /(?:^|, )name = '(.*?)'(?:, |$)/.exec(rest);
+  const name = quotedField(rest, 'name');
   const tid = /(?:^|, )tid = (?:0x([0-9a-fA-F]+)|(\d+))/.exec(rest);
   const info: ThreadInfo = {
     id: Number(m[1]),
     gdbId: detach(m[1]!),
     ptid: null,
     lwp: tid === null ? null : tid[1] !== undefined ? parseInt(tid[1], 16) : Number(tid[2]),
-    name: name === null ? null : name[1]!,
+    name,
     targetId: rest,
     extra: null,
   };
@@ -75,17 +74,15 @@ export function parseLldbFrame(text: string, holder: ArgsHolder): Frame | null {
   }
   frame.library = rest.slice(0, tick) || null;
   let symbol = rest.slice(tick + 1);
-  const flags = TRAILING_FLAGS.exec(symbol);
-  if (flags !== null) {
-    // LLDB ≥ 21 marks an inlined frame with a trailing ` [inlined]`.
-    if (flags[0].includes('[inlined]')) frame.inlined = true;
-    symbol = symbol.slice(0, flags.index);
-  }
-  const loc = LOCATION.exec(symbol);
+  const flagged = stripFlags(symbol);
+  // LLDB ≥ 21 marks an inlined frame with a trailing ` [inlined]`.
+  if (flagged.inlined) frame.inlined = true;
+  symbol = flagged.rest;
+  const loc = location(symbol);
   if (loc !== null) {
-    frame.file = loc[1]!;
-    frame.line = Number(loc[2]);
-    symbol = symbol.slice(0, loc.index);
+    frame.file = loc.file;
+    frame.line = loc.line;
+    symbol = symbol.slice(0, loc.at);
   }
   const offset = OFFSET.exec(symbol);
   if (offset !== null) {
@@ -110,6 +107,67 @@ export function parseLldbFrame(text: string, holder: ArgsHolder): Frame | null {
   // older versions); gdb prints `?? () from /usr/lib/libc.so.6`.
   frame.function = symbol === '' || UNNAMED.test(symbol) ? '??' : symbol;
   return frame;
+}
+
+/**
+ * `'…'` of `KEY = '…'` in a thread line's fields (`name = 'julia', queue = '…'`): the value runs to
+ * the first `'` followed by `, ` or the end. One scan, not a lazy regex, which is quadratic on a
+ * line of many `, name = '` with no closing quote.
+ */
+function quotedField(fields: string, key: string): string | null {
+  const open = `${key} = '`;
+  let start = fields.startsWith(open) ? 0 : fields.indexOf(`, ${open}`);
+  if (start < 0) return null;
+  start += fields.startsWith(open, start) ? open.length : open.length + 2;
+  for (let q = fields.indexOf("'", start); q >= 0; q = fields.indexOf("'", q + 1)) {
+    if (q === fields.length - 1 || fields.startsWith(', ', q + 1)) return fields.slice(start, q);
+  }
+  return null;
+}
+
+/** Drops the trailing ` [opt]` / ` [artificial]` / ` [inlined]` flags, from the end (linear). */
+function stripFlags(symbol: string): { rest: string; inlined: boolean } {
+  let rest = symbol;
+  let inlined = false;
+  for (let more = true; more; ) {
+    more = false;
+    for (const flag of FLAGS) {
+      if (rest.endsWith(flag)) {
+        if (flag === ' [inlined]') inlined = true;
+        rest = rest.slice(0, -flag.length);
+        more = true;
+      }
+    }
+  }
+  return { rest, inlined };
+}
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * ` at FILE:LINE[:COL]` at the end of a frame's symbol: the first ` at ` with a file of at least
+ * one character before the tail. Scanned from the end once, then one indexOf: a lazy regex
+ * (` at (.+?):(\d+)…$`) retried from every ` at ` is quadratic on a line full of them.
+ */
+function location(symbol: string): { at: number; file: string; line: number } | null {
+  // The last number, after a colon.
+  let i = symbol.length;
+  while (i > 0 && isDigit(symbol.charCodeAt(i - 1))) i--;
+  if (i === symbol.length || i === 0 || symbol.charCodeAt(i - 1) !== 58) return null;
+  const lastColon = i - 1;
+  // `:LINE:COL` when a number and a colon come before it; the shorter file wins, as the regex did.
+  let j = lastColon;
+  while (j > 0 && isDigit(symbol.charCodeAt(j - 1))) j--;
+  const tails = j < lastColon && j > 0 && symbol.charCodeAt(j - 1) === 58
+    ? [{ colon: j - 1, line: symbol.slice(j, lastColon) }, { colon: lastColon, line: symbol.slice(i) }]
+    : [{ colon: lastColon, line: symbol.slice(i) }];
+  // Only the first ` at ` can match: a later one leaves a shorter file.
+  const at = symbol.indexOf(' at ');
+  if (at < 0) return null;
+  for (const tail of tails) {
+    if (at + 4 < tail.colon) return { at, file: symbol.slice(at + 4, tail.colon), line: Number(tail.line) };
+  }
+  return null;
 }
 
 /** Index of the `(` matching the `)` at `close`, scanning backwards, or -1. */

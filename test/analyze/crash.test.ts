@@ -86,6 +86,21 @@ test('crash: exit code 0 for a crash alone, 1 with a deadlock besides; JSON carr
   assert.equal(runWaitgraph([join('fixtures', 'crash', 'deadlock-and-watchdog-abort.txt')]).code, 1);
 });
 
+test('crash: SARIF has the waitgraph/crash rule and a note result naming the thread; `check` holds the crash sidecars', () => {
+  const sarif = runWaitgraph(['--format', 'sarif', join('fixtures', 'crash', 'assert-fail.txt')]);
+  assert.equal(sarif.code, 0, sarif.stderr);
+  const run = (JSON.parse(sarif.stdout) as { runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; properties: Record<string, string> }> }> }).runs[0]!;
+  assert.ok(run.tool.driver.rules.some((r) => r.id === 'waitgraph/crash'));
+  assert.deepEqual(run.results.map((r) => [r.ruleId, r.level, r.properties['thread'], r.properties['signal']]), [['waitgraph/crash', 'note', '1', 'SIGABRT']]);
+  // Every crash fixture's sidecar says crash (or the deadlock found besides), and check agrees.
+  const check = runWaitgraph(['check', join('fixtures', 'crash')]);
+  assert.equal(check.code, 0, check.stdout);
+  for (const name of ['abort-thread-join-self', 'assert-fail', 'core-segv-waiter', 'segv-crash-handler']) {
+    assert.match(check.stdout, new RegExp(`fixtures/crash/${name}\\.txt\\s+crash\\s+crash\\s+ok`), name);
+  }
+  assert.match(check.stdout, /0 mismatched/);
+});
+
 const skip = HAS_SHARED_CORPUS ? false : 'the shared corpus is not beside this checkout';
 const corpusText = (prefix: string): string | null => {
   const file = readdirSync(SHARED_CORPUS).find((f) => f.startsWith(prefix) && f.endsWith('.txt'));

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { FIXTURES } from '../helpers/paths.js';
+import { FIXTURES, ruleFixtureFiles } from '../helpers/paths.js';
 
 /** Every `*.txt` under fixtures/ (dumps, captured live dumps, shape fixtures, golden text reports). */
 export function fixtureTexts(): Array<{ name: string; text: string }> {
@@ -21,6 +21,19 @@ export function fixtureTexts(): Array<{ name: string; text: string }> {
   };
   walk(FIXTURES);
   return out;
+}
+
+/** A Julia signal or task dump, or LLDB's `bt all`: text of the parser's other dialects. */
+const DIALECT = /^(?:signal \(\d+\): |\[\d+\] signal \d+|==== Thread \d+ created|[ \t]*\*?[ \t]*frame #\d+: )/m;
+
+/**
+ * The Julia and LLDB fixtures (fixtures/ and the rule packs' own fixtures), the seeds the
+ * dialect mutations start from, so the fuzzer spends its cases on those readers too and not only
+ * where they make up a few of the fixtures.
+ */
+export function dialectFixtureTexts(): Array<{ name: string; text: string }> {
+  const fromPacks = ruleFixtureFiles().map((path) => ({ name: path, text: readFileSync(path, 'utf8') }));
+  return [...fixtureTexts(), ...fromPacks].filter((f) => DIALECT.test(f.text));
 }
 
 const PAGER_PROMPTS = [
@@ -44,6 +57,17 @@ const PIECES = [
   '\u202e', '\u2028', '\ufeff', '\u200b', '&lt;', '&gt;', '<p>', '> ', '```', 'é', '日本', '\ud83d\ude00', '\ud800', '\udfff', '{', '[', ']', '@entry=', '@plt',
   '.constprop.0', '::', 'operator()', 'std::vector<std::pair<int, char>>', 'Task ID 1:', '(lldb) ', '* thread #1, name = \'x\', stop reason = signal SIGSTOP',
   '  frame #0: 0x00007fff in libsystem_kernel.dylib`__psynch_mutexwait + 8',
+  // Julia's own dumps (src/parse/julia.ts)
+  'signal (10): User defined signal 1', '[9614] signal 11 (1): Segmentation fault', 'signal (6): Aborted', 'cmd: /usr/bin/julia 9614 running 2 of 5',
+  ' at ./task.jl:921', ' at /cache/build/src/safepoint.c:172', ' [inlined]', ' (unknown line)', 'unknown function (ip: 0x7c1c1496f10e)',
+  'unknown function (ip: (nil))', '==== Thread 7 created 2 live tasks', '     ---- Root task (0x7840e8010010)', '     ---- Task 1 (0x7840e4010400)',
+  '          (sticky: 1, started: 1, state: 0, tid: 7)', '     ---- End root task', '     ---- End task 1', '==== End thread 7', '==== Done',
+  'jl_safepoint_wait_gc', 'macro expansion', '#251#threadsfor_fun', 'in expression starting at REPL[4]:1', 'no backtrace recorded',
+  'Allocations: 7431022 (Pool: 7429470; Big: 1552); GC: 11', '_ZNSt6futureImE3getEv', ' at /usr/lib/libc.so.6',
+  // LLDB's `bt all` (src/parse/lldb.ts)
+  "thread #2: tid = 18364, 0x00007fff8e5e1f06 libsystem_kernel.dylib`__pthread_kill + 10, queue = 'com.apple.main-thread', stop reason = signal SIGABRT",
+  '  thread #7, name = \'julia\', stop reason = signal SIGSTOP', '    frame #3: ', '  * frame #0: ', '`', ' + 29', ':4:6', ' [opt]', ' [artificial]', ' [inlined] ',
+  'stop reason = EXC_BAD_ACCESS (code=1, address=0x0)', '___lldb_unnamed_symbol3105$$libc.so.6', 'JIT(0x7840e4a01000)`', 'libsystem_platform.dylib`_sigtramp',
 ];
 
 /** gdb-shaped text: a sequence of real pieces and arbitrary strings. */
@@ -64,6 +88,10 @@ const forgedLine: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(fc.nat(999), fc.string({ maxLength: 20 })).map(([n, name]) => `Thread ${n} (Thread 0x7f00 (LWP ${n}) "${name}"):`),
   fc.tuple(fc.nat(99), fc.string({ maxLength: 20 })).map(([n, f]) => `#${n}  0x0000000000401136 in ${f} (x=1) at f.c:${n}`),
   fc.constantFrom('Thread 1 (Thread 0x1 (LWP 1) "a\\"):"):', '#1  0x1 in fake () at x.c:1', 'Thread 2 (LWP 2):', '#0  f (a="#1  0x2 in forged ()") at a.c:1'),
+  fc.tuple(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), fc.nat(9999), fc.boolean()).map(([f, file, n, inlined]) => `${f} at ${file}:${n}${inlined ? ' [inlined]' : ''}`),
+  fc.tuple(fc.nat(99), fc.string({ maxLength: 20 })).map(([n, name]) => `signal (${n}): ${name}`),
+  fc.tuple(fc.nat(999), fc.string({ maxLength: 20 })).map(([n, name]) => `  thread #${n}, name = '${name}', stop reason = signal SIGSTOP`),
+  fc.tuple(fc.nat(99), fc.string({ maxLength: 12 }), fc.string({ maxLength: 20 }), fc.nat(9999)).map(([n, lib, f, line]) => `    frame #${n}: 0x00000001000012f0 ${lib}\`${f} at w.c:${line}:3`),
 );
 
 /** Deep nesting of parentheses, braces or templates, possibly unbalanced. */
@@ -129,13 +157,18 @@ export function mutatedFixture(fixtures: ReadonlyArray<{ text: string }>, option
     });
 }
 
-/** Everything at once, weighted toward dump-shaped text. */
-export function hostileText(fixtures: ReadonlyArray<{ text: string }>, options: { window?: number } = {}): fc.Arbitrary<string> {
+/**
+ * Everything at once, weighted toward dump-shaped text; with `dialects` (dialectFixtureTexts),
+ * mutations of the Julia and LLDB fixtures get a share of their own.
+ */
+export function hostileText(fixtures: ReadonlyArray<{ text: string }>, options: { window?: number; dialects?: ReadonlyArray<{ text: string }> } = {}): fc.Arbitrary<string> {
+  const dialects = options.dialects ?? [];
   return fc.oneof(
     { weight: 2, arbitrary: anyString },
     { weight: 3, arbitrary: gdbNoise },
     { weight: 1, arbitrary: fc.array(fc.oneof(forgedLine, nested, gdbNoise), { maxLength: 8 }).map((l) => l.join('\n')) },
     { weight: 5, arbitrary: mutatedFixture(fixtures, options) },
+    ...(dialects.length > 0 ? [{ weight: 2, arbitrary: mutatedFixture(dialects, options) }] : []),
   );
 }
 

@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseDump, parseDumpStream } from '../../src/parse/index.js';
 import { accountingProblem, checkText, expectedLineCount, prng } from './check.js';
-import { anyString, fixtureTexts, gdbNoise, hostileBytes, hostileText, mutatedFixture } from './arbitraries.js';
+import { anyString, dialectFixtureTexts, fixtureTexts, gdbNoise, hostileBytes, hostileText, mutatedFixture } from './arbitraries.js';
 
 const FIXTURE_TEXTS = fixtureTexts();
+const DIALECT_TEXTS = dialectFixtureTexts();
 /** Seeded by default so a red run can be replayed; FUZZ_SEED picks another. */
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261130);
 
@@ -39,6 +40,18 @@ test('gdb-shaped noise (frames, headers, prompts, pager, escapes, lone surrogate
 
 test('mutated fixtures (deleted, duplicated, cut, swapped lines; bytes, forged headers, pager prompts, nesting, CRLF): all invariants', async () => {
   await holds(mutatedFixture(FIXTURE_TEXTS), 300, { chunks: true });
+});
+
+test('the Julia and LLDB fixtures are seeds: Julia signal and task dumps, LLDB bt all', () => {
+  const julia = DIALECT_TEXTS.filter((f) => /^signal \(\d+\): |^==== Thread \d+ created/m.test(f.text));
+  const lldb = DIALECT_TEXTS.filter((f) => /frame #\d+: /.test(f.text));
+  assert.ok(julia.length >= 4, `Julia seeds: ${julia.map((f) => f.name).join(', ')}`);
+  assert.ok(lldb.length >= 4, `LLDB seeds: ${lldb.map((f) => f.name).join(', ')}`);
+});
+
+test('mutated Julia and LLDB fixtures (and Julia/LLDB lines forged into any text): all invariants', async () => {
+  await holds(mutatedFixture(DIALECT_TEXTS), 300, { chunks: true });
+  await holds(hostileText(FIXTURE_TEXTS, { window: 40, dialects: DIALECT_TEXTS }), 100);
 });
 
 test('everything mixed, rendered to SVG and HTML too (Graphviz and the page get hostile labels)', async () => {

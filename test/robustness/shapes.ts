@@ -47,5 +47,25 @@ export const SHAPES: Shape[] = [
         return `Thread ${i + 1} (Thread 0x${ptid(i).toString(16)} (LWP ${i + 100}) "w"):\n${frame(0, `__pthread_clockjoin_ex (threadid=${ptid((i + 1) % n)}, thread_return=0x0, clockid=0, abstime=0x0, block=true) at pthread_join_common.c:105`)}\n${frame(1, 'worker (arg=0x0) at ring.c:9')}\n`;
       }).join(''),
   },
+  // The dialects (src/parse/lldb.ts, julia.ts). LLDB's location and flags were lazy or repeated
+  // regexes retried from every ` at ` / ` [opt]`: quadratic on these lines before they were scans.
+  // The one-line shapes start large: a small run of a few ms is noise (12.5x at 2 ms under load).
+  { name: 'LLDB: a frame line full of " at FILE:LINE"', base: 200_000, build: (n) => `* thread #1, name = 'x', stop reason = signal SIGSTOP\n  * frame #0: 0x1 lib\`f${' at a:1 b'.repeat(n / 9)}\n` },
+  { name: 'LLDB: a frame line of trailing flags that do not end it', base: 200_000, build: (n) => `* thread #1, name = 'x', stop reason = signal SIGSTOP\n  * frame #0: 0x1 lib\`f${' [opt]'.repeat(n / 6)}x\n` },
+  { name: "LLDB: a thread line of many \", name = '\" never closed", base: 800_000, build: (n) => `* thread #1${", name = 'x".repeat(n / 11)}\n  * frame #0: 0x1 lib\`f + 1\n` },
+  {
+    name: 'LLDB: bt all of 3,000 threads (300 small)',
+    base: 300,
+    build: (n) => Array.from({ length: n }, (_, i) => `  thread #${i + 1}, name = 'w${i}', stop reason = signal SIGSTOP\n    frame #0: 0x00007ff80a1b2c3d libsystem_kernel.dylib\`__psynch_mutexwait + 8\n    frame #1: 0x00000001000012f0 app\`worker(arg=0x0) at w.c:${i % 90}:3 [opt]\n`).join(''),
+  },
+  { name: 'Julia: one signal block with a very deep stack', base: 4_000, build: (n) => `signal (10): User defined signal 1\n${Array.from({ length: n }, (_, i) => `f${i % 7} at ./x.jl:${i}${i % 3 === 0 ? ' [inlined]' : ''}`).join('\n')}\n` },
+  { name: 'Julia: a frame line full of " at " and " [inlined]"', base: 400_000, build: (n) => `signal (10): User defined signal 1\nf${' at x [inlined]'.repeat(n / 16)}\nunknown function (ip: 0x1) at ${'a at '.repeat(n / 5)}\n` },
+  {
+    name: 'Julia: jl_print_task_backtraces of 3,000 threads (300 small)',
+    base: 300,
+    build: (n) =>
+      `${Array.from({ length: n }, (_, i) => `==== Thread ${i + 1} created 1 live tasks\n     ---- Root task (0x${(0x7840e8010010 + i * 0x1000).toString(16)})\n          (sticky: 1, started: 1, state: 0, tid: ${i + 1})\npthread_cond_wait at /lib/libpthread.so.0 (unknown line)\njl_safepoint_wait_gc at /src/safepoint.c:172\n     ---- End root task\n==== End thread ${i + 1}\n`).join('')}==== Done\n`,
+  },
+  { name: 'Julia: 3,000 signal blocks (300 small)', base: 300, build: (n) => Array.from({ length: n }, (_, i) => `signal (10): User defined signal 1\nunknown function (ip: 0x${(i + 1).toString(16)})\njl_safepoint_wait_gc at /src/safepoint.c:172\n\n`).join('') },
   { name: 'print command with spaces and U+2028', base: 200_000, build: (n) => `(gdb) p${' '.repeat(n)}x\u2028y\n` },
 ];
