@@ -20,6 +20,7 @@ import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 import { findPartial } from './partial.js';
+import { collectGuards, guardHolds, type FoundGuard } from './locals-holds.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -45,6 +46,8 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
   const summaries: BacktraceSummary[] = [];
   const processFlags: boolean[] = rules.processConditions.map(() => false);
   const crashes = new CrashCollector();
+  // Guards found in `bt full` locals (locals-holds.ts): few or none, kept until the hold edges are made.
+  const guards: FoundGuard[] = [];
   return {
     addBacktrace(bt, index) {
       // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
@@ -52,9 +55,10 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
       markProcessConditions(rules, stack, processFlags);
       summaries.push(summarizeBacktrace(rules, bt, index, stack));
       crashes.add(bt, index, stack.blocked);
+      for (const g of collectGuards(rules, bt, index, stack)) guards.push(g);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, guards);
     },
   };
 }
@@ -73,6 +77,7 @@ function finishAnalysis(
   givenFacts: OwnerFact[],
   crashes: CrashCollector,
   known: AnalyzeOptions['process'],
+  guards: readonly FoundGuard[] = [],
 ): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
@@ -163,6 +168,15 @@ function finishAnalysis(
   // Owner facts (gdb answers, `print` answers in the text linked to their waits) → proven hold edges.
   const links = linkOwnerHints(dump.ownerHints, waits, works);
   for (const note of links.notes) notes.push(note);
+  // Guards in `bt full` locals → hold edges (basis locals), named like the waits on the same address.
+  if (guards.length > 0) {
+    const threadOfBacktrace = new Map<number, string>();
+    for (const w of works) {
+      threadOfBacktrace.set(w.primary.index, w.key);
+      for (const m of w.merged) threadOfBacktrace.set(m.index, w.key);
+    }
+    for (const e of guardHolds(guards, (i) => threadOfBacktrace.get(i), edges)) edges.push(e);
+  }
   const facts = [...givenFacts, ...links.facts];
   const absent: AbsentOwner[] = applyFacts(facts, works, edges);
 
