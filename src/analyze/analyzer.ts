@@ -21,6 +21,7 @@ import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 import { findPartial } from './partial.js';
 import { collectGuards, guardHolds, type FoundGuard } from './locals-holds.js';
+import { findReentry, reentryHolds, type Reentry } from './reentry.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -48,6 +49,8 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
   const crashes = new CrashCollector();
   // Guards found in `bt full` locals (locals-holds.ts): few or none, kept until the hold edges are made.
   const guards: FoundGuard[] = [];
+  // Blocked stacks that wait at an acquire site standing further out too (reentry.ts).
+  const reentries: Reentry[] = [];
   return {
     addBacktrace(bt, index) {
       // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
@@ -56,9 +59,11 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
       summaries.push(summarizeBacktrace(rules, bt, index, stack));
       crashes.add(bt, index, stack.blocked);
       for (const g of collectGuards(rules, bt, index, stack)) guards.push(g);
+      const reentry = findReentry(rules, bt, index, stack);
+      if (reentry !== null) reentries.push(reentry);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, guards);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries });
     },
   };
 }
@@ -77,7 +82,7 @@ function finishAnalysis(
   givenFacts: OwnerFact[],
   crashes: CrashCollector,
   known: AnalyzeOptions['process'],
-  guards: readonly FoundGuard[] = [],
+  stackHolds: { guards: readonly FoundGuard[]; reentries: readonly Reentry[] } = { guards: [], reentries: [] },
 ): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
@@ -169,13 +174,18 @@ function finishAnalysis(
   const links = linkOwnerHints(dump.ownerHints, waits, works);
   for (const note of links.notes) notes.push(note);
   // Guards in `bt full` locals → hold edges (basis locals), named like the waits on the same address.
-  if (guards.length > 0) {
+  // A thread waiting at an acquire site that stands further out in its own stack → an inferred
+  // hold of that lock (basis stack), unless another thread is known to hold it.
+  const { guards, reentries } = stackHolds;
+  if (guards.length > 0 || reentries.length > 0) {
     const threadOfBacktrace = new Map<number, string>();
     for (const w of works) {
       threadOfBacktrace.set(w.primary.index, w.key);
       for (const m of w.merged) threadOfBacktrace.set(m.index, w.key);
     }
-    for (const e of guardHolds(guards, (i) => threadOfBacktrace.get(i), edges)) edges.push(e);
+    const threadOf = (i: number): string | undefined => threadOfBacktrace.get(i);
+    for (const e of guardHolds(guards, threadOf, edges)) edges.push(e);
+    for (const e of reentryHolds(reentries, threadOf, waits, edges, works.map((w) => w.analysis))) edges.push(e);
   }
   const facts = [...givenFacts, ...links.facts];
   const absent: AbsentOwner[] = applyFacts(facts, works, edges);
