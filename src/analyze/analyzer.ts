@@ -22,6 +22,8 @@ import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 import { findPartial } from './partial.js';
+import { collectGuards, guardHolds, type FoundGuard } from './locals-holds.js';
+import { findReentry, reentryHolds, type Reentry } from './reentry.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -141,6 +143,10 @@ function beginDump(session: Session, options: AnalyzeOptions): DumpAnalysis {
   const summaries: BacktraceSummary[] = [];
   const processFlags: boolean[] = rules.processConditions.map(() => false);
   const crashes = new CrashCollector();
+  // Guards found in `bt full` locals (locals-holds.ts): few or none, kept until the hold edges are made.
+  const guards: FoundGuard[] = [];
+  // Blocked stacks that wait at an acquire site standing further out too (reentry.ts).
+  const reentries: Reentry[] = [];
   return {
     addBacktrace(bt, index) {
       // Stacks with the fingerprint of an earlier one reuse its rule search (rules/match.ts).
@@ -148,9 +154,12 @@ function beginDump(session: Session, options: AnalyzeOptions): DumpAnalysis {
       matcher.markProcessConditions(stack, processFlags);
       summaries.push(summarizer.summarize(bt, index, stack));
       crashes.add(bt, index, stack.blocked);
+      for (const g of collectGuards(rules, bt, index, stack)) guards.push(g);
+      const reentry = findReentry(rules, bt, index, stack);
+      if (reentry !== null) reentries.push(reentry);
     },
     finish(dump) {
-      return finishAnalysis(session, summaries, processFlags, dump, options.facts ?? [], crashes, options.process);
+      return finishAnalysis(session, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries });
     },
   };
 }
@@ -168,6 +177,7 @@ function finishAnalysis(
   givenFacts: OwnerFact[],
   crashes: CrashCollector,
   known: AnalyzeOptions['process'],
+  stackHolds: { guards: readonly FoundGuard[]; reentries: readonly Reentry[] } = { guards: [], reentries: [] },
 ): Analysis {
   const { rules, templates } = session;
   const { threads: groups, notes } = groupThreads(summaries);
@@ -259,6 +269,20 @@ function finishAnalysis(
   // Owner facts (gdb answers, `print` answers in the text linked to their waits) → proven hold edges.
   const links = linkOwnerHints(dump.ownerHints, waits, works);
   for (const note of links.notes) notes.push(note);
+  // Guards in `bt full` locals → hold edges (basis locals), named like the waits on the same address.
+  // A thread waiting at an acquire site that stands further out in its own stack → an inferred
+  // hold of that lock (basis stack), unless another thread is known to hold it.
+  const { guards, reentries } = stackHolds;
+  if (guards.length > 0 || reentries.length > 0) {
+    const threadOfBacktrace = new Map<number, string>();
+    for (const w of works) {
+      threadOfBacktrace.set(w.primary.index, w.key);
+      for (const m of w.merged) threadOfBacktrace.set(m.index, w.key);
+    }
+    const threadOf = (i: number): string | undefined => threadOfBacktrace.get(i);
+    for (const e of guardHolds(guards, threadOf, edges)) edges.push(e);
+    for (const e of reentryHolds(reentries, threadOf, waits, edges, works.map((w) => w.analysis))) edges.push(e);
+  }
   const facts = [...givenFacts, ...links.facts];
   const absent: AbsentOwner[] = applyFacts(facts, works, edges);
 

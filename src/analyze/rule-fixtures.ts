@@ -90,13 +90,16 @@ export function checkRuleFixture(rules: LoadedRules, rule: Rule, options: Fixtur
   else result.problems.push(...goldenDifferences(readGolden(golden), result.lines));
   if (result.lines.length === 0) result.problems.push('the rule fires nowhere in its fixture');
   const named = (prefix: string) => analysis.threads.filter((t) => t.name?.startsWith(prefix) === true);
-  if (rule.kind === 'thread') {
+  if (rule.kind === 'thread' || rule.kind === 'locals') {
+    // A locals rule fires on a thread when it gives the thread a hold.
+    const fired = (key: string): boolean =>
+      rule.kind === 'locals' ? analysis.edges.some((e) => e.ruleId === rule.id && e.to === `thread:${key}`) : (analysis.threads.find((t) => t.key === key)?.rules.includes(rule.id) ?? false);
     for (const t of named('hit')) {
-      if (t.rules.includes(rule.id)) result.hits++;
+      if (fired(t.key)) result.hits++;
       else result.problems.push(`thread ${t.key} "${t.name}" must match`);
     }
     for (const t of named('ok')) {
-      if (!t.rules.includes(rule.id)) result.nearMisses++;
+      if (!fired(t.key)) result.nearMisses++;
       else result.problems.push(`thread ${t.key} "${t.name}" must not match`);
     }
   } else {

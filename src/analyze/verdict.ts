@@ -183,7 +183,9 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
     }, name);
   }
   const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
-  const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? []) }));
+  const stepWait = stepWaitLookup(input.waits);
+  const couldHold = (waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>): string => possibleHolders(waiter, need, stepWait(waiter, need.resource), input.threads);
+  const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? [], (need) => couldHold(key, need)) }));
   const shown = input.shape.whole ? '' : ` (as far as the dump shows: ${input.threads.length === 1 ? 'its one thread' : `its ${input.threads.length} threads`})`;
   let text = all
     ? `Every thread is blocked with no time limit and none waits on the outside world (I/O, a signal, a child process), so nothing can wake them${shown}.`
@@ -356,11 +358,32 @@ function isRootOfStall(needs: Need[]): boolean {
 }
 
 /** Why a thread that is part of an all-blocked process cannot go on. */
-function stallText(t: ThreadAnalysis | undefined, needs: Need[]): string {
+function stallText(t: ThreadAnalysis | undefined, needs: Need[], couldHold: (need: Extract<Need, { kind: 'lock' }>) => string): string {
   const lock = needs.find((n): n is Extract<Need, { kind: 'lock' }> => n.kind === 'lock' && n.holders.length === 0);
-  if (lock) return `${lock.description}; the text does not show who holds it, and every thread that could release it is blocked for good`;
+  if (lock) return `${lock.description}; the text does not show who holds it (${couldHold(lock)}), and every thread that could release it is blocked for good`;
   const what = t && t.state !== 'waiting' && t.state !== 'unknown' ? t.stateText : `waits in ${t?.acquireSite?.function ?? 'a wait primitive'}`;
   return `${what}, and no thread that can go on is left to wake it`;
+}
+
+/** At most this many possible holders are named one by one. */
+const NAMED_HOLDERS = 8;
+
+/**
+ * Who could hold a lock whose holder the text does not show (issue 12 §3): the threads its stack
+ * could hide it in (`holderShows`: only cut stacks), else any thread of the dump — the waiter
+ * itself too, unless the lock is recursive (or the GIL), whose owner takes it again without waiting.
+ */
+function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>, wait: StepWait | undefined, all: readonly ThreadAnalysis[]): string {
+  const self = wait?.waiterMayHold ?? true;
+  const keys = need.candidates === 'any' ? all.map((t) => t.key).filter((k) => self || k !== waiter) : need.candidates.filter((k) => self || k !== waiter);
+  if (keys.length === 0) return 'no thread of the dump could hold it';
+  const others = keys.filter((k) => k !== waiter);
+  const itself = keys.includes(waiter);
+  const recursive = self ? '' : '; not itself: the lock is recursive, its owner takes it again without waiting';
+  if (others.length === 0) return `only ${listThreads([waiter])} itself could, having locked it twice`;
+  const listed = others.length > NAMED_HOLDERS ? `any of ${others.length} other threads` : others.length === 1 ? listThreads(others) : `${listThreads(others.slice(0, -1))} or ${others[others.length - 1]!.startsWith('bt@') ? listThreads(others.slice(-1)) : others[others.length - 1]}`;
+  if (!itself) return `${listed} could hold it${recursive}`;
+  return `${listed} could hold it, or ${listThreads([waiter])} itself: the lock is not recursive`;
 }
 
 function cycleReason(d: Deadlock, name: (key: ThreadKey) => string): VerdictReason {

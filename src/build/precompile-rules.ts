@@ -23,6 +23,7 @@ function precompile(): string {
     }),
     rules: builtinRuleFiles(dir).map(({ path, packFolder }) => {
       const entry = readRuleFile({ path: join(dir, path), display: path, builtin: true, packFolder });
+      if (entry.kind === 'locals') return { path, packFolder, kind: 'locals', raw: entry.raw };
       return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: entry.raw } : { path, packFolder, kind: 'cycle', raw: entry.raw };
     }),
   };

@@ -186,7 +186,7 @@ export function verdictLine(analysis: Analysis): string {
       const count = analysis.deadlocks.length;
       if (count === 1) {
         const deadlock = analysis.deadlocks[0]!;
-        return `${capitalise(deadlock.title)} (threads ${threadList(deadlock.threads)})`;
+        return `${capitalise(deadlock.title)} (${deadlock.threads.length === 1 ? 'thread' : 'threads'} ${threadList(deadlock.threads)})`;
       }
       return `${count} deadlocks found`;
     }

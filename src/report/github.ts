@@ -63,7 +63,7 @@ export function githubAnnotations(analysis: Analysis): Annotation[] {
 }
 
 function deadlockAnnotations(analysis: Analysis, deadlock: Deadlock): Annotation[] {
-  const title = `waitgraph: ${capitalise(deadlock.title)} (threads ${threadList(deadlock.threads)})`;
+  const title = `waitgraph: ${capitalise(deadlock.title)} (${deadlock.threads.length === 1 ? 'thread' : 'threads'} ${threadList(deadlock.threads)})`;
   const rows = deadlockRows(analysis, deadlock);
   const steps = rows.map((row) => {
     const tag = row.wait.evidence === 'inferred' || row.hold?.evidence === 'inferred' ? 'inferred' : 'proven';

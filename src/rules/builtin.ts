@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { RuleError } from '../errors.js';
 import { builtinPrimitiveFiles, builtinRulesDir, builtinRuleFiles } from './builtin-dir.js';
 import { assembleRules, compileFrame, type Fail, type RuleEntry } from './compile.js';
-import type { CycleRuleRaw, FrameConditionRaw, ThreadRuleRaw } from './schema.js';
+import type { CycleRuleRaw, FrameConditionRaw, LocalsRuleRaw, ThreadRuleRaw } from './schema.js';
 import type { LoadedRules } from './types.js';
 
 /** The file the build writes next to this module. */
@@ -35,7 +35,7 @@ export interface BuiltinJson {
   files: Array<{ path: string; size: number; mtimeMs: number }>;
   /** Each pack's primitives file (`glibc/primitives.yaml`) and its validated conditions, in pack order. */
   primitives: Array<{ path: string; conditions: FrameConditionRaw[]; lockWrappers: FrameConditionRaw[] }>;
-  rules: Array<{ path: string; packFolder: string } & ({ kind: 'thread'; raw: ThreadRuleRaw } | { kind: 'cycle'; raw: CycleRuleRaw })>;
+  rules: Array<{ path: string; packFolder: string } & ({ kind: 'thread'; raw: ThreadRuleRaw } | { kind: 'cycle'; raw: CycleRuleRaw } | { kind: 'locals'; raw: LocalsRuleRaw })>;
 }
 
 /** The files the JSON must describe: the primitives files, then every rule file in load order. */
@@ -80,6 +80,7 @@ function compileJson(json: BuiltinJson, dir: string): LoadedRules {
   const lockWrappers = json.primitives.flatMap((file) => file.lockWrappers.map((f, i) => compileFrame(f, ['lockWrappers', i], failFor(file.path))));
   const entries: RuleEntry[] = json.rules.map((r) => {
     const source = { path: join(dir, r.path), display: r.path, builtin: true, packFolder: r.packFolder };
+    if (r.kind === 'locals') return { source, kind: 'locals', raw: r.raw, fail: failFor(r.path) };
     return r.kind === 'thread' ? { source, kind: 'thread', raw: r.raw, fail: failFor(r.path) } : { source, kind: 'cycle', raw: r.raw, fail: failFor(r.path) };
   });
   return assembleRules(

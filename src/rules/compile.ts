@@ -7,9 +7,10 @@
 import { basename, extname } from 'node:path';
 import { RuleError } from '../errors.js';
 import { compilePattern, PatternError, type NamePatternInput } from './pattern.js';
-import type { CycleRuleRaw, FrameConditionRaw, ShapeRaw, ThreadRuleRaw } from './schema.js';
+import type { CycleRuleRaw, FrameConditionRaw, LocalsRuleRaw, ShapeRaw, ThreadRuleRaw } from './schema.js';
+import { compileLocalsRule } from './locals.js';
 import { PLACEHOLDER_PART, templatePlaceholders } from './template.js';
-import type { CycleRule, FrameCondition, LoadedRules, Position, Rule, Shape, ThreadRule } from './types.js';
+import type { CycleRule, FrameCondition, LoadedRules, LocalsRule, Position, Rule, Shape, ThreadRule } from './types.js';
 
 /** One rule file, before compilation. */
 export interface SourceFile {
@@ -27,7 +28,8 @@ export interface SourceFile {
 /** One rule file's validated data, ready to compile. */
 export type RuleEntry =
   | { source: SourceFile; kind: 'cycle'; raw: CycleRuleRaw; fail: Fail }
-  | { source: SourceFile; kind: 'thread'; raw: ThreadRuleRaw; fail: Fail };
+  | { source: SourceFile; kind: 'thread'; raw: ThreadRuleRaw; fail: Fail }
+  | { source: SourceFile; kind: 'locals'; raw: LocalsRuleRaw; fail: Fail };
 
 /** Compiles one validated rule file (also checks what the schema cannot: id, pack, site, placeholders). */
 export function compileEntry(entry: RuleEntry, intern: ProcessInterner): Rule {
@@ -42,6 +44,11 @@ export function compileEntry(entry: RuleEntry, intern: ProcessInterner): Rule {
       requiredRules: raw.match.cycle.rules,
       title: raw.effect.title,
     };
+  }
+  if (entry.kind === 'locals') {
+    const raw = entry.raw;
+    const pack = packOf(raw.id, raw.pack, fileId, source, fail);
+    return compileLocalsRule(raw, meta(raw, pack, source), fail);
   }
   const raw = entry.raw;
   const pack = packOf(raw.id, raw.pack, fileId, source, fail);
@@ -108,12 +115,13 @@ export function assembleRules(entries: Iterable<RuleEntry>, primitives: FrameCon
     display,
   );
   const cycleRules = rules.filter((r): r is CycleRule => r.kind === 'cycle');
+  const localsRules = rules.filter((r): r is LocalsRule => r.kind === 'locals');
   for (const rule of cycleRules) {
     for (const id of rule.requiredRules) {
       if (!byId.has(id)) throw new RuleError(`${display(rule.file)}: match.cycle.rules: unknown rule id ${id}`);
     }
   }
-  return { threadRules, cycleRules, primitives, lockWrappers, processConditions, byId, files };
+  return { threadRules, cycleRules, localsRules, primitives, lockWrappers, processConditions, byId, files };
 }
 
 /** References (`unlessRules`, cycle rules' `rules`) to a replaced id name the rule that replaced it. */
@@ -138,7 +146,7 @@ function redirect(rules: Rule[], replaced: Map<string, string>): void {
  */
 export function disableRules(loaded: LoadedRules, names: readonly string[]): LoadedRules {
   if (names.length === 0) return loaded;
-  const all = [...loaded.threadRules, ...loaded.cycleRules];
+  const all = [...loaded.threadRules, ...loaded.cycleRules, ...(loaded.localsRules ?? [])];
   const packs = new Set(all.map((r) => r.pack));
   for (const name of names) {
     if (!loaded.byId.has(name) && !packs.has(name)) throw new RuleError(`--disable ${name}: no rule or pack of that name (packs: ${[...packs].sort().join(', ')})`);
@@ -149,8 +157,9 @@ export function disableRules(loaded: LoadedRules, names: readonly string[]): Loa
     .filter((r) => !gone.has(r.id))
     .map((r) => (r.unlessRules.some((id) => gone.has(id)) ? { ...r, unlessRules: r.unlessRules.filter((id) => !gone.has(id)) } : r));
   const cycleRules = loaded.cycleRules.filter((r) => !gone.has(r.id) && !r.requiredRules.some((id) => gone.has(id)));
-  const byId = new Map<string, Rule>([...threadRules, ...cycleRules].map((r) => [r.id, r]));
-  return { ...loaded, threadRules, cycleRules, byId };
+  const localsRules = (loaded.localsRules ?? []).filter((r) => !gone.has(r.id));
+  const byId = new Map<string, Rule>([...threadRules, ...cycleRules, ...localsRules].map((r) => [r.id, r]));
+  return { ...loaded, threadRules, cycleRules, localsRules, byId };
 }
 
 /** Orders rules so each comes after the rules its `unlessRules` name; a cycle among them is an error. */

@@ -12,6 +12,7 @@ import { RuleError } from '../errors.js';
 import {
   CycleRuleSchema,
   FrameConditionSchema,
+  LocalsRuleSchema,
   NamePatternSchema,
   ThreadRuleSchema,
   type FrameConditionRaw,
@@ -201,6 +202,13 @@ export function readRuleFile(source: SourceFile): RuleEntry {
     const parsed = CycleRuleSchema.safeParse(data);
     if (!parsed.success) throw zodError(source.display, file, parsed.error);
     return { source, kind: 'cycle', raw: parsed.data, fail };
+  }
+  // A locals rule reads a `bt full` local (match.local) instead of frames.
+  const isLocals = typeof (data as { match?: unknown }).match === 'object' && (data as { match: object | null }).match !== null && 'local' in (data as { match: object }).match;
+  if (isLocals) {
+    const parsed = LocalsRuleSchema.safeParse(data);
+    if (!parsed.success) throw zodError(source.display, file, parsed.error);
+    return { source, kind: 'locals', raw: parsed.data, fail };
   }
   const parsed = ThreadRuleSchema.safeParse(data);
   if (!parsed.success) throw zodError(source.display, file, parsed.error);

@@ -758,8 +758,8 @@ function freezeHit(hit: RuleHit): RuleHit {
 
 /**
  * One condition on one frame, its name test called directly: for explain, which probes
- * conditions cut from a rule's (`{ fn, library }` alone). Not a matching path: rules are matched
- * by a Matcher.
+ * conditions cut from a rule's (`{ fn, library }` alone), and for analyze/reentry.ts, which skips
+ * lock wrappers frame by frame. Not a matching path: rules are matched by a Matcher.
  */
 export function conditionHoldsAt(cond: FrameCondition, stack: Pick<PreparedStack<unknown>, 'frames' | 'names' | 'acquireIndex'>, i: number): boolean {
   const frame = stack.frames[i];

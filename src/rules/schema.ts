@@ -190,8 +190,65 @@ const common = {
   overrides: z.string().min(1).optional(),
 };
 
+/**
+ * One member of a `bt full` local's printed value (`_M_device = @0x55e87e3180e0`, `lock: 0x563abe658af0`,
+ * `_M_owns = true`): what it must look like. A member that gives the lock's address is captured for
+ * templates (`{local._M_device.address}`).
+ */
+export const LocalFieldSchema = z.strictObject({
+  /** The member is a pointer or reference with a non-null address (`0x… <sym>`, `@0x…`). */
+  address: z.boolean().optional(),
+  /** Every pointer or reference inside the member (a tuple of references: `std::tuple containing = {[1] = @0x…, [2] = @0x…}`); one hold each. */
+  addresses: z.boolean().optional(),
+  /** An integer holding a pointer whose low bit is set while locked (Qt 5's `QMutexLocker::val`): the address is the value without that bit. */
+  taggedPointer: z.boolean().optional(),
+  /** The member's whole printed value (`true`). */
+  value: NamePatternSchema.optional(),
+});
+
+/** A `bt full` local that is a held guard: its printed value (type, members) and optionally its name. */
+export const LocalConditionSchema = z.strictObject({
+  /** The local's name (`hold_accounts`, `locker`). */
+  name: NamePatternSchema.optional(),
+  /** The type gdb prints before the value, when it does (Rust: `std::sync::poison::mutex::MutexGuard<u64> {lock: …}`). */
+  type: NamePatternSchema.optional(),
+  /** The value is a bare pointer (`locker = 0x5555555580a0 <mutex>`), captured as `{local.value.address}`. */
+  pointer: z.boolean().optional(),
+  /** Members the printed value must have (top level), each with its condition. */
+  fields: z.record(name, LocalFieldSchema).optional(),
+  /** The value has no other top-level members (default true), so a larger struct that merely contains one never matches. */
+  exact: z.boolean().optional(),
+});
+
+export const LocalsMatchSchema = z.strictObject({
+  local: LocalConditionSchema,
+  /** The function the local belongs to must not be one of these (lock internals, the guard's own methods). */
+  notIn: NamePatternSchema.optional(),
+});
+
+export const LocalHoldSchema = z.strictObject({
+  /** Resource template from the local's captures: `mutex:{local._M_device.address}`. */
+  resource: template,
+  /** Sentence fragment after "held by Thread N": `as its std::lock_guard {local.name} in {frame.function} shows (bt full locals)`. */
+  description: template.optional(),
+});
+
+export const LocalsEffectSchema = z.strictObject({
+  holds: z.array(LocalHoldSchema).min(1),
+  /** `proven`: the guard's value shows the lock is held; `inferred`: the local is taken for a guard by its name alone. */
+  evidence: z.enum(['proven', 'inferred']),
+  /**
+   * The guard names its lock before it takes it (std::lock_guard binds its reference, then locks):
+   * while it waits, the guard being built already shows the address it waits for. Such a guard in
+   * the frame that waits is the lock being taken, not a hold.
+   */
+  boundBeforeLocked: z.boolean().optional(),
+});
+
 export const ThreadRuleSchema = z.strictObject({ ...common, match: ThreadMatchSchema, effect: ThreadEffectSchema });
 export const CycleRuleSchema = z.strictObject({ ...common, match: CycleMatchSchema, effect: CycleEffectSchema });
+/** A locals rule: a `bt full` local that is a held guard gives a hold (match.local instead of frames). */
+export const LocalsRuleSchema = z.strictObject({ ...common, match: LocalsMatchSchema, effect: LocalsEffectSchema });
 
 export type NamePatternRaw = z.infer<typeof NamePatternSchema>;
 export type FrameConditionRaw = z.infer<typeof FrameConditionSchema>;
@@ -201,3 +258,5 @@ export type WaitRaw = z.infer<typeof WaitSchema>;
 export type ThreadEffectRaw = z.infer<typeof ThreadEffectSchema>;
 export type ThreadRuleRaw = z.infer<typeof ThreadRuleSchema>;
 export type CycleRuleRaw = z.infer<typeof CycleRuleSchema>;
+export type LocalsRuleRaw = z.infer<typeof LocalsRuleSchema>;
+export type LocalConditionRaw = z.infer<typeof LocalConditionSchema>;

@@ -1,6 +1,6 @@
 /** Compiled rules: what the loader returns and the matcher runs. Plain objects and closures. */
 import type { NameTest } from './pattern.js';
-import type { ThreadEffectRaw } from './schema.js';
+import type { LocalsRuleRaw, ThreadEffectRaw } from './schema.js';
 
 export type Position = { kind: 'anywhere' } | { kind: 'top'; n: number } | { kind: 'within'; n: number };
 
@@ -61,12 +61,35 @@ export interface CycleRule extends RuleMeta {
   title: string;
 }
 
-export type Rule = ThreadRule | CycleRule;
+/** One member condition of a locals rule (schema LocalFieldSchema), compiled. */
+export interface LocalField {
+  name: string;
+  address?: boolean;
+  addresses?: boolean;
+  taggedPointer?: boolean;
+  value?: NameTest;
+}
+
+/** A `bt full` local that is a held guard (analyze/locals-holds.ts reads it). */
+export interface LocalsRule extends RuleMeta {
+  kind: 'locals';
+  name?: NameTest;
+  type?: NameTest;
+  pointer: boolean;
+  fields: LocalField[];
+  exact: boolean;
+  notIn?: NameTest;
+  effect: LocalsRuleRaw['effect'];
+}
+
+export type Rule = ThreadRule | CycleRule | LocalsRule;
 
 export interface LoadedRules {
   /** Thread rules in evaluation order: every rule comes after the rules its `unlessRules` name. */
   threadRules: ThreadRule[];
   cycleRules: CycleRule[];
+  /** Rules on `bt full` locals (held guards), in load order; absent in rule sets built before they existed. */
+  localsRules?: LocalsRule[];
   /** The wait primitives skipped at the top of a stack (futex, pthread_cond_wait, …). */
   primitives: FrameCondition[];
   /**

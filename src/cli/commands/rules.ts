@@ -33,7 +33,7 @@ export function registerRules(program: Command, io: CliIO, sink: ExitSink): void
       const loaded = await rulesFromFlags({ ...flags, rules: [...folders, ...flags.rules] }, io);
       const roots = folders.length > 0 ? folders.map((f) => resolve(io.cwd, f)) : [builtinRulesDir()];
       const under = (file: string): boolean => roots.some((root) => file === root || !relative(root, file).startsWith('..'));
-      const tested: Rule[] = [...loaded.threadRules, ...loaded.cycleRules].filter((r) => under(r.file)).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+      const tested: Rule[] = [...loaded.threadRules, ...loaded.cycleRules, ...(loaded.localsRules ?? [])].filter((r) => under(r.file)).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
       if (tested.length === 0) throw new UsageError(`no rules in ${folders.join(', ')}`);
       const results = tested.map((rule) => checkRuleFixture(loaded, rule, { update: flags.update }));
       const shown = (p: string): string => {
