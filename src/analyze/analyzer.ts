@@ -20,6 +20,8 @@ import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
 import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 import { findPartial } from './partial.js';
+import type { SourceReader } from '../source/index.js';
+import { sourceHolds } from './source-holds.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -31,6 +33,11 @@ export interface AnalyzeOptions {
    * every thread, and what /proc says of owners that are not threads of the dump.
    */
   process?: { pid: number; whole: boolean; ownerStatus?: ReadonlyMap<number, AbsentOwner['status']> };
+  /**
+   * `--source DIR` (openSourceReader in analyze/index.ts): the code the frames point at, read for
+   * the locks each function still holds at its line. The dump's frames must be kept (keepFrames).
+   */
+  source?: SourceReader;
 }
 
 export interface Analyzer {
@@ -54,7 +61,7 @@ export function createAnalyzer(options: AnalyzeOptions = {}): Analyzer {
       crashes.add(bt, index, stack.blocked);
     },
     finish(dump) {
-      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process);
+      return finishAnalysis(rules, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, options.source);
     },
   };
 }
@@ -73,6 +80,7 @@ function finishAnalysis(
   givenFacts: OwnerFact[],
   crashes: CrashCollector,
   known: AnalyzeOptions['process'],
+  source: SourceReader | undefined,
 ): Analysis {
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
@@ -165,6 +173,18 @@ function finishAnalysis(
   for (const note of links.notes) notes.push(note);
   const facts = [...givenFacts, ...links.facts];
   const absent: AbsentOwner[] = applyFacts(facts, works, edges);
+
+  // --source: the locks each frame's function still holds at its line (after the proven facts, which win).
+  if (source !== undefined) {
+    const read = sourceHolds({ reader: source, dump, works, edges });
+    for (const e of read.holds) edges.push(e);
+    for (const note of read.notes) notes.push(note);
+    for (const w of works) {
+      const site = w.analysis.acquireSite;
+      const code = site === null ? undefined : read.code.get(`${site.backtrace}:${site.level}`);
+      if (site !== null && code !== undefined) w.analysis.acquireSite = { ...site, code };
+    }
+  }
 
   // Per-thread lists.
   for (const e of edges) {

@@ -11,6 +11,7 @@ import { parseDump, parseDumpStream, DumpParser } from '../parse/index.js';
 import { backtraceParser } from '../parse/parser.js';
 import type { LoadedRules } from '../rules/types.js';
 import { analyze, createAnalyzer, type AnalyzeOptions } from './analyzer.js';
+import type { SourceReader } from '../source/index.js';
 
 export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type Analyzer } from './analyzer.js';
 export { openOwnerQueries, type OwnerQuery } from './owner-queries.js';
@@ -64,12 +65,36 @@ export async function analyzeStream(chunks: AsyncIterable<string | Buffer>, opti
  * with `rules`. Chevrotain builds its parser on first use (tens of ms): it is built here, while
  * gdb attaches.
  */
-export function createLiveAnalyzer(rules: LoadedRules): LiveAnalyzer {
+export function createLiveAnalyzer(rules: LoadedRules, source?: SourceReader): LiveAnalyzer {
   backtraceParser();
+  const extra = source !== undefined ? { source } : {};
   return {
     parse: parseDump,
-    analyze: (dump, facts) => analyze(dump, { rules, facts }),
+    analyze: (dump, facts) => analyze(dump, { rules, facts, ...extra }),
     // The same parse and analysis, backtrace by backtrace while gdb prints (as analyzeText does).
-    stream: () => createAnalysisSink({ rules }),
+    stream: () => createAnalysisSink({ rules, ...extra }),
   };
 }
+
+export interface OpenSourceOptions {
+  /** The `--source` folders. */
+  dirs: readonly string[];
+  cwd: string;
+  /** The `--rules` files and folders: their packs' source-locks.yaml add to the built-in vocabulary. */
+  rules?: readonly string[];
+}
+
+/**
+ * `--source DIR…`: the source reader the analysis takes as `source` (AnalyzeOptions). A folder that
+ * does not exist is an InputError (one line, exit 2). The reader, its grammars (WebAssembly) and
+ * the lock vocabulary (YAML) are loaded only here, so a run without `--source` never loads them.
+ */
+export async function openSource(options: OpenSourceOptions): Promise<SourceReader> {
+  const { openSourceReader, sourceRoots } = await import('../source/index.js');
+  sourceRoots(options.dirs, options.cwd);
+  const { loadSourceLocks } = await import('../rules/source-locks.js');
+  const vocabulary = loadSourceLocks({ cwd: options.cwd, ...(options.rules ? { extraFiles: options.rules } : {}) });
+  return openSourceReader({ dirs: options.dirs, cwd: options.cwd, vocabulary });
+}
+
+export type { SourceReader } from '../source/index.js';

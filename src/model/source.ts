@@ -53,8 +53,19 @@ export interface SourceLockScoped {
   block: 'enclosing' | 'following';
 }
 
+/**
+ * Waits that let a lock go while they wait and take it back after: `pthread_cond_wait(&cv, &m)`
+ * (argument 1), `cv.wait(lk)` (argument 0, a guard). A frame in one does not hold that lock.
+ */
+export interface SourceLockReleasing {
+  calls: string[];
+  methods: string[];
+  lockArg: number;
+}
+
 export interface SourceLockVocabulary {
   calls: SourceLockCall[];
+  releasing: SourceLockReleasing[];
   methods: SourceLockMethod[];
   guards: SourceLockGuard[];
   scoped: SourceLockScoped[];
@@ -93,6 +104,12 @@ export interface SourceLockRef {
   member?: { root: string; path: string };
   /** The resource kind of the vocabulary entry (`mutex`). */
   kind: string;
+  /**
+   * Set when the lock is a variable of the file's own scope (`static pthread_mutex_t lock_a;`,
+   * not a local or parameter of the function): its name. One file's `lock_a` is one lock, so a
+   * hold and a wait that both name it meet even when gdb printed no address (libc without debug info).
+   */
+  global?: string;
 }
 
 /** A lock still held at a frame's line: taken earlier in the same function and not let go on the way. */
@@ -127,6 +144,8 @@ export interface SourceAnswer {
   holds: SourceHold[];
   /** The locks the frame's own line asks for (the call it waits in), when read. */
   waits: SourceLockRef[];
+  /** The locks the frame's own line lets go while it waits (a condition wait's mutex), when read. */
+  released?: SourceLockRef[];
 }
 
 export interface SourceReport {

@@ -29,6 +29,9 @@ const SourceLocksSchema = z.strictObject({
       }),
     )
     .default([]),
+  releasing: z
+    .array(z.strictObject({ calls: z.array(z.string().min(1)).default([]), methods: z.array(z.string().min(1)).default([]), lockArg: z.number().int().min(0) }))
+    .default([]),
   methods: z.array(z.strictObject({ acquire: Names, release: z.array(z.string().min(1)).default([]), kind: Kind })).default([]),
   guards: z
     .array(
@@ -54,7 +57,7 @@ export interface SourceLocksOptions {
 
 /** Every pack's vocabulary, merged: built-in packs in pack order, then the user's. */
 export function loadSourceLocks(options: SourceLocksOptions): SourceLockVocabulary {
-  const merged: SourceLockVocabulary = { calls: [], methods: [], guards: [], scoped: [], callees: {} };
+  const merged: SourceLockVocabulary = { calls: [], releasing: [], methods: [], guards: [], scoped: [], callees: {} };
   const dir = builtinRulesDir();
   const files = packFolders(dir)
     .map((pack) => join(dir, pack, SOURCE_LOCKS_FILE))
@@ -73,6 +76,7 @@ export function loadSourceLocks(options: SourceLocksOptions): SourceLockVocabula
     if (!parsed.success) throw zodError(shown, file, parsed.error);
     const v = parsed.data;
     for (const c of v.calls) merged.calls.push({ acquire: c.acquire, release: c.release, kind: c.kind, lockArg: c.lockArg, ...(c.symbol ? { symbol: c.symbol } : {}), ...(c.fixed ? { fixed: c.fixed } : {}) });
+    merged.releasing.push(...v.releasing);
     merged.methods.push(...v.methods);
     merged.guards.push(...v.guards);
     merged.scoped.push(...v.scoped);

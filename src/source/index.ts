@@ -15,7 +15,7 @@ import type { Node } from 'web-tree-sitter';
 import { InputError } from '../errors.js';
 import type { SourceAnswer, SourceLockVocabulary, SourceProbe, SourceReport } from '../model/source.js';
 import { loadGrammars, type Grammars } from './grammars.js';
-import { bareName, compileVocabulary, lineCallsCallee, scanLine, type CompiledVocabulary } from './locks.js';
+import { bareName, compileVocabulary, fileScopeNames, lineCallsCallee, scanLine, type CompiledVocabulary } from './locks.js';
 import { createPathMapper, type SourceRoot } from './paths.js';
 
 export { bareName, lineCallsCallee, scanLine, compileVocabulary, type CompiledVocabulary, type LineScan } from './locks.js';
@@ -114,16 +114,17 @@ function readFile(text: string, shown: string, real: string, probes: SourceProbe
   const parsed = parse(text, real, grammars);
   try {
     const lines = text.split('\n');
+    const fileScope = fileScopeNames(parsed.root);
     const answers: SourceAnswer[] = [];
     for (const probe of probes) {
-      const scan = scanLine(parsed.root, probe.line, vocabulary, lines);
+      const scan = scanLine(parsed.root, probe.line, vocabulary, lines, fileScope);
       const code = (lines[probe.line - 1] ?? '').trim();
       const misfit = misfitOf(probe, scan, code, vocabulary);
       if (misfit !== null) {
         notes.push(`--source: ${shown} does not match the dump (an edited checkout?): ${misfit}. None of its lines are used.`);
         return probes.map((p) => ({ id: p.id, status: 'mismatch' as const, file: shown, holds: [], waits: [] }));
       }
-      answers.push(scan === null ? { id: probe.id, status: 'unmapped', file: shown, holds: [], waits: [] } : { id: probe.id, status: 'read', file: shown, code: scan.code, holds: scan.holds, waits: scan.waits });
+      answers.push(scan === null ? { id: probe.id, status: 'unmapped', file: shown, holds: [], waits: [] } : { id: probe.id, status: 'read', file: shown, code: scan.code, holds: scan.holds, waits: scan.waits, ...(scan.released.length > 0 ? { released: scan.released } : {}) });
     }
     return answers;
   } finally {

@@ -17,6 +17,9 @@ export interface CompiledVocabulary {
   methodRelease: Set<string>;
   guards: Map<string, { kind: string; allArgs: boolean; deferred: Set<string>; release: Set<string>; retake: Set<string> }>;
   scoped: Map<string, { kind: string; block: 'enclosing' | 'following' }>;
+  /** Waits that let a lock go meanwhile: by call name and by method name, the lock's argument. */
+  releasingCalls: Map<string, number>;
+  releasingMethods: Map<string, number>;
   callees: Map<string, Set<string>>;
 }
 
@@ -28,8 +31,14 @@ export function compileVocabulary(v: SourceLockVocabulary): CompiledVocabulary {
     methodRelease: new Set(),
     guards: new Map(),
     scoped: new Map(),
+    releasingCalls: new Map(),
+    releasingMethods: new Map(),
     callees: new Map(),
   };
+  for (const r of v.releasing) {
+    for (const name of r.calls) out.releasingCalls.set(name, r.lockArg);
+    for (const name of r.methods) out.releasingMethods.set(name, r.lockArg);
+  }
   for (const c of v.calls) {
     const fixedKey = c.fixed ? c.acquire[0] : undefined;
     for (const name of c.acquire) out.acquire.set(name, { kind: c.kind, lockArg: c.lockArg, ...(c.symbol ? { symbol: c.symbol } : {}), ...(c.fixed ? { fixed: c.fixed, fixedKey } : {}) });
@@ -58,6 +67,8 @@ export interface LineScan {
   holds: SourceHold[];
   /** Locks the line itself asks for. */
   waits: SourceLockRef[];
+  /** Locks the line lets go while it waits (a condition wait's mutex). */
+  released: SourceLockRef[];
 }
 
 /** What one statement-level lock event does. */
@@ -74,7 +85,7 @@ type Held = SourceHold & { guard?: string };
  * Scans the function around `line` (1-based). Null when the line is in no function: then nothing
  * of it can be said.
  */
-export function scanLine(root: Node, line: number, vocabulary: CompiledVocabulary, lines: readonly string[]): LineScan | null {
+export function scanLine(root: Node, line: number, vocabulary: CompiledVocabulary, lines: readonly string[], fileScope: ReadonlySet<string> = new Set()): LineScan | null {
   const row = line - 1;
   const text = lines[row];
   if (text === undefined) return null;
@@ -90,6 +101,7 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
 
   const before: LockEvent[] = [];
   const onLine: LockEvent[] = [];
+  const releasing: Node[] = [];
   const calls: string[] = [];
   const cxxMember = func.type === 'function_definition' && (functionNameOf(func)?.includes('::') ?? false);
   const visit = (node: Node): void => {
@@ -101,6 +113,8 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
       event = callEvent(node, vocabulary, cxxMember);
       const name = callName(node);
       if (covers && name !== null) calls.push(name);
+      const released = covers ? releasedArgument(node, vocabulary) : null;
+      if (released !== null) releasing.push(released);
     } else if (node.type === 'declaration' || node.type === 'new_expression') {
       const type = node.childForFieldName('type');
       if (covers && type !== null) calls.push(bareName(type.text));
@@ -138,6 +152,19 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
       else if (e.acquire !== null && onEveryWay(e.node, func, row)) holds.push({ lock: e.acquire, line: e.node.startPosition.row + 1, code: codeAt(e.node), via: e.method });
     }
   }
+  // A condition wait on the line lets its mutex (or its guard's) go while it waits.
+  const released: SourceLockRef[] = [];
+  for (const arg of releasing) {
+    const key = lockKey(arg.text);
+    const guard = guards.get(arg.text);
+    if (guard !== undefined) {
+      released.push(...guard.taken.map((h) => h.lock));
+      removeWhere(holds, (h) => h.guard === arg.text);
+    } else {
+      released.push(pointerRef(arg, 'mutex', cxxMember));
+      removeWhere(holds, (h) => lockKey(h.lock.text) === key || lockKey(h.lock.text) === lockKey(`&${arg.text}`) || `&${lockKey(h.lock.text)}` === key);
+    }
+  }
   const waits: SourceLockRef[] = [];
   for (const e of onLine) {
     if (e.op === 'acquire' && !e.deferred) waits.push(...e.locks);
@@ -148,12 +175,24 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
       } else if (e.acquire !== null) waits.push(e.acquire);
     }
   }
+  // Names of the file's own scope that this function does not shadow with a parameter or local.
+  if (fileScope.size > 0) {
+    const local = declaredNames(func);
+    const mark = (ref: SourceLockRef): void => {
+      const name = ref.symbols.length === 1 ? (ref.symbols[0] as string) : '';
+      if (/^[A-Za-z_]\w*$/.test(name) && fileScope.has(name) && !local.has(name)) ref.global = name;
+    };
+    for (const h of holds) mark(h.lock);
+    waits.forEach(mark);
+    released.forEach(mark);
+  }
   return {
     functionName: func.type === 'function_definition' ? functionNameOf(func) : null,
     code: statementText(at, row) ?? text.trim(),
     calls,
     holds: holds.map(({ lock, line: l, code, via }) => ({ lock, line: l, code, via })),
     waits,
+    released,
   };
 }
 
@@ -167,6 +206,43 @@ function statementText(node: Node, row: number): string | null {
 
 function removeWhere<T>(list: T[], test: (item: T) => boolean): void {
   for (let i = list.length - 1; i >= 0; i--) if (test(list[i] as T)) list.splice(i, 1);
+}
+
+/** The variables declared at file scope (`static pthread_mutex_t lock_a = …;`): computed once per file. */
+export function fileScopeNames(root: Node): Set<string> {
+  const out = new Set<string>();
+  const visit = (node: Node, depth: number): void => {
+    for (const child of node.namedChildren) {
+      if (child === null) continue;
+      if (child.type === 'declaration') for (const name of declaratorNames(child)) out.add(name);
+      // Declarations inside `extern "C" { }`, namespaces and #if blocks are file scope too.
+      else if (depth < 8 && ['linkage_specification', 'declaration_list', 'namespace_definition', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif'].includes(child.type)) visit(child, depth + 1);
+    }
+  };
+  visit(root, 0);
+  return out;
+}
+
+/** Parameters and locals a function declares (any nesting). */
+function declaredNames(fn: Node): Set<string> {
+  const out = new Set<string>();
+  const visit = (node: Node): void => {
+    if (node.type === 'declaration' || node.type === 'parameter_declaration') for (const name of declaratorNames(node)) out.add(name);
+    for (const child of node.namedChildren) if (child !== null) visit(child);
+  };
+  visit(fn);
+  return out;
+}
+
+/** The names a declaration declares: `int a, *b = 0, c[4];` → a, b, c. */
+function declaratorNames(decl: Node): string[] {
+  const out: string[] = [];
+  for (const d of decl.childrenForFieldName('declarator')) {
+    let n: Node | null = d;
+    while (n !== null && n.type !== 'identifier' && n.type !== 'field_identifier') n = n.childForFieldName('declarator');
+    if (n !== null && n.type === 'identifier') out.push(n.text);
+  }
+  return out;
 }
 
 /** Whether the node runs on every way from the function's start to `row`: no branch it is in leaves the line out. */
@@ -260,6 +336,14 @@ function callEvent(node: Node, v: CompiledVocabulary, cxxMember: boolean): LockE
     return { op: 'acquire', node, locks: [pointerRef(args[0], scoped.kind, cxxMember)], via: name, scope };
   }
   return null;
+}
+
+/** The argument a releasing wait lets go (`&m` of `pthread_cond_wait(&cv, &m)`, `lk` of `cv.wait(lk)`), or null. */
+function releasedArgument(call: Node, v: CompiledVocabulary): Node | null {
+  const f = call.childForFieldName('function');
+  if (f === null) return null;
+  const index = f.type === 'field_expression' ? v.releasingMethods.get(f.childForFieldName('field')?.text ?? '') : v.releasingCalls.get(normalizeCallee(f.text));
+  return index === undefined ? null : (argumentNodes(call)[index] ?? null);
 }
 
 /** A guard declaration (`std::lock_guard<std::mutex> g(m);`), as the lock event it is. */

@@ -22,6 +22,7 @@ export interface ProgramSpec {
 
 export const PROGRAMS: readonly ProgramSpec[] = [
   { name: 'abba', source: 'abba.c', language: 'c', expect: 'deadlock', cycle: ['abba-ab', 'abba-ba'], provable: true },
+  { name: 'abc-cycle', source: 'abc-cycle.c', language: 'c', expect: 'deadlock', cycle: ['cycle-a', 'cycle-b', 'cycle-c'], provable: true },
   { name: 'join-holds-mutex', source: 'join-holds-mutex.c', language: 'c', expect: 'deadlock', cycle: ['joiner', 'updater'], provable: true },
   { name: 'rwlock-writer', source: 'rwlock-writer.c', language: 'c', expect: 'deadlock', cycle: ['logger', 'writer'], provable: true },
   { name: 'self-deadlock', source: 'self-deadlock.c', language: 'c', expect: 'deadlock', cycle: ['cache'], provable: true },
