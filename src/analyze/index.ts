@@ -57,7 +57,16 @@ export function analyzeText(text: string, options: StreamOptions = {}): Analysis
 export async function analyzeStream(chunks: AsyncIterable<string | Buffer>, options: StreamOptions = {}): Promise<Analysis> {
   const analyzer = createAnalyzer(options);
   const dump = await parseDumpStream(chunks, { onBacktrace: (bt, i) => analyzer.addBacktrace(bt, i), keepFrames: options.keepFrames ?? true });
+  // --source: the grammars the frames' files need (loading since openSource) must be ready.
+  if (options.source !== undefined) await options.source.prepare(framePaths(dump));
   return analyzer.finish(dump);
+}
+
+/** Every file a frame names, once. */
+function framePaths(dump: Dump): string[] {
+  const paths = new Set<string>();
+  for (const bt of dump.backtraces) for (const frame of bt.frames) if (frame.file !== null) paths.add(frame.file);
+  return [...paths];
 }
 
 /**
@@ -82,19 +91,27 @@ export interface OpenSourceOptions {
   cwd: string;
   /** The `--rules` files and folders: their packs' source-locks.yaml add to the built-in vocabulary. */
   rules?: readonly string[];
+  /**
+   * Load every grammar before returning, for callers that analyse synchronously (analyzeText,
+   * createAnalysisSink, live mode). analyzeStream loads only what the frames' files need.
+   */
+  allGrammars?: boolean;
 }
 
 /**
  * `--source DIR…`: the source reader the analysis takes as `source` (AnalyzeOptions). A folder that
  * does not exist is an InputError (one line, exit 2). The reader, its grammars (WebAssembly) and
- * the lock vocabulary (YAML) are loaded only here, so a run without `--source` never loads them.
+ * the lock vocabulary are loaded only here, so a run without `--source` never loads them; the
+ * grammars start loading now, while the dump is read.
  */
 export async function openSource(options: OpenSourceOptions): Promise<SourceReader> {
   const { openSourceReader, sourceRoots } = await import('../source/index.js');
   sourceRoots(options.dirs, options.cwd);
   const { loadSourceLocks } = await import('../rules/source-locks.js');
   const vocabulary = loadSourceLocks({ cwd: options.cwd, ...(options.rules ? { extraFiles: options.rules } : {}) });
-  return openSourceReader({ dirs: options.dirs, cwd: options.cwd, vocabulary });
+  const reader = await openSourceReader({ dirs: options.dirs, cwd: options.cwd, vocabulary });
+  if (options.allGrammars === true) await reader.prepare();
+  return reader;
 }
 
 export type { SourceReader } from '../source/index.js';

@@ -1,53 +1,29 @@
 /**
- * The lock vocabulary `--source` reads C and C++ code with: each pack's source-locks.yaml (the
- * built-in packs', then those in the folders `--rules` names, so a user declares their own
- * `spin_lock`-style calls in their pack). Read only when `--source` is given: it loads the YAML
- * reader and zod, which a plain run never needs.
+ * The lock vocabulary `--source` reads code with: each pack's source-locks.yaml (the built-in
+ * packs', then those in the folders `--rules` names, so a user declares their own
+ * `spin_lock`-style calls in their pack). The built-in files are read from the JSON the build
+ * wrote (build/precompile-rules.ts) while their text is what it was then; the YAML reader and zod
+ * (source-locks-yaml.ts, ~80 ms of a start) load only for a user's file or a changed built-in one.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join, relative, resolve } from 'node:path';
-import { z } from 'zod';
 import { RuleError } from '../errors.js';
 import type { SourceLockVocabulary } from '../model/source.js';
 import { builtinRulesDir, packFolders, SOURCE_LOCKS_FILE } from './builtin-dir.js';
-import { readYaml, zodError } from './load.js';
 
-const Names = z.array(z.string().min(1)).min(1);
-/** The resource kind, as the rules name waits on it: `mutex`, `rwlock`. */
-const Kind = z.string().regex(/^[a-z][a-z0-9-]*$/, 'a resource kind is lower-case letters, digits and dashes (mutex, rwlock)');
+export const SOURCE_LOCKS_JSON = 'builtin-source-locks.json';
 
-const SourceLocksSchema = z.strictObject({
-  calls: z
-    .array(
-      z.strictObject({
-        acquire: Names,
-        release: z.array(z.string().min(1)).default([]),
-        kind: Kind,
-        lockArg: z.union([z.number().int().min(0), z.literal('all')]).default(0),
-        symbol: z.string().includes('{arg}', { message: 'symbol must contain {arg} (the argument the macro pastes)' }).optional(),
-        fixed: Names.optional(),
-      }),
-    )
-    .default([]),
-  releasing: z
-    .array(z.strictObject({ calls: z.array(z.string().min(1)).default([]), methods: z.array(z.string().min(1)).default([]), lockArg: z.number().int().min(0) }))
-    .default([]),
-  methods: z.array(z.strictObject({ acquire: Names, release: z.array(z.string().min(1)).default([]), kind: Kind })).default([]),
-  guards: z
-    .array(
-      z.strictObject({
-        types: Names,
-        kind: Kind,
-        allArgs: z.boolean().default(false),
-        deferred: z.array(z.string().min(1)).default([]),
-        release: z.array(z.string().min(1)).default([]),
-        retake: z.array(z.string().min(1)).default([]),
-      }),
-    )
-    .default([]),
-  scoped: z.array(z.strictObject({ calls: Names, kind: Kind, block: z.enum(['enclosing', 'following']).default('enclosing') })).default([]),
-  callees: z.record(z.string().min(1), Names).default({}),
-});
+export function sourceLocksJsonUrl(): URL {
+  return new URL(SOURCE_LOCKS_JSON, import.meta.url);
+}
+
+export interface SourceLocksJson {
+  version: 1;
+  /** The built-in files (relative to the packs folder) and their text at build time. */
+  files: Array<{ path: string; text: string }>;
+  vocabulary: SourceLockVocabulary;
+}
 
 export interface SourceLocksOptions {
   /** The `--rules` files and folders: each folder's source-locks.yaml files (any depth) join the built-in ones. */
@@ -55,37 +31,61 @@ export interface SourceLocksOptions {
   cwd: string;
 }
 
+const empty = (): SourceLockVocabulary => ({ calls: [], releasing: [], methods: [], guards: [], scoped: [], callees: {} });
+
+/** The built-in packs' vocabulary files, relative to the packs folder, in pack order. */
+export function builtinVocabularyFiles(dir: string): string[] {
+  return packFolders(dir)
+    .map((pack) => `${pack}/${SOURCE_LOCKS_FILE}`)
+    .filter((path) => existsSync(join(dir, path)));
+}
+
 /** Every pack's vocabulary, merged: built-in packs in pack order, then the user's. */
 export function loadSourceLocks(options: SourceLocksOptions): SourceLockVocabulary {
-  const merged: SourceLockVocabulary = { calls: [], releasing: [], methods: [], guards: [], scoped: [], callees: {} };
   const dir = builtinRulesDir();
-  const files = packFolders(dir)
-    .map((pack) => join(dir, pack, SOURCE_LOCKS_FILE))
-    .filter((path) => existsSync(path));
+  const builtin = builtinVocabularyFiles(dir);
+  const user: string[] = [];
   for (const given of options.extraFiles ?? []) {
     const path = resolve(options.cwd, given);
     if (!existsSync(path)) continue; // the rule loader says so
-    if (statSync(path).isDirectory()) files.push(...findVocabularies(path));
-    else if (basename(path) === SOURCE_LOCKS_FILE) files.push(path);
+    if (statSync(path).isDirectory()) user.push(...findVocabularies(path));
+    else if (basename(path) === SOURCE_LOCKS_FILE) user.push(path);
   }
-  for (const path of files) {
+  const shown = (path: string): string => {
     const rel = relative(options.cwd, path);
-    const shown = rel.startsWith('..') || rel === '' ? path : rel;
-    const file = readYaml(path, shown);
-    const parsed = SourceLocksSchema.safeParse(file.data ?? {});
-    if (!parsed.success) throw zodError(shown, file, parsed.error);
-    const v = parsed.data;
-    for (const c of v.calls) merged.calls.push({ acquire: c.acquire, release: c.release, kind: c.kind, lockArg: c.lockArg, ...(c.symbol ? { symbol: c.symbol } : {}), ...(c.fixed ? { fixed: c.fixed } : {}) });
-    merged.releasing.push(...v.releasing);
-    merged.methods.push(...v.methods);
-    merged.guards.push(...v.guards);
-    merged.scoped.push(...v.scoped);
-    for (const [name, list] of Object.entries(v.callees)) merged.callees[name] = [...(merged.callees[name] ?? []), ...list];
+    return rel.startsWith('..') || rel === '' ? path : rel;
+  };
+  let merged = fromBuild(dir, builtin);
+  if (merged === null || user.length > 0) {
+    const { readVocabularies } = createRequire(import.meta.url)('./source-locks-yaml.js') as typeof import('./source-locks-yaml.js');
+    merged ??= readVocabularies(builtin.map((path) => ({ path: join(dir, path), shown: shown(join(dir, path)) })), empty());
+    merged = readVocabularies(user.map((path) => ({ path, shown: shown(path) })), merged);
   }
   if (merged.calls.length + merged.methods.length + merged.guards.length + merged.scoped.length === 0) {
     throw new RuleError(`no lock vocabulary found (${SOURCE_LOCKS_FILE} in the packs)`);
   }
   return merged;
+}
+
+/** The build's vocabulary, when every built-in file still reads as it did then; else null. */
+function fromBuild(dir: string, files: readonly string[]): SourceLockVocabulary | null {
+  let json: SourceLocksJson;
+  try {
+    json = JSON.parse(readFileSync(sourceLocksJsonUrl(), 'utf8')) as SourceLocksJson;
+  } catch {
+    return null;
+  }
+  if (json.version !== 1 || json.files.length !== files.length) return null;
+  for (let i = 0; i < files.length; i++) {
+    const then = json.files[i] as SourceLocksJson['files'][number];
+    if (then.path !== files[i]) return null;
+    try {
+      if (readFileSync(join(dir, then.path), 'utf8') !== then.text) return null;
+    } catch {
+      return null;
+    }
+  }
+  return json.vocabulary;
 }
 
 function findVocabularies(dir: string): string[] {

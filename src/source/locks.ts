@@ -59,6 +59,10 @@ export function compileVocabulary(v: SourceLockVocabulary): CompiledVocabulary {
 export interface LineScan {
   /** The enclosing function's name as written (`take_a_then_b`, `Foo::run`), or null for a lambda. */
   functionName: string | null;
+  /** The first and last row of the outermost function around the line (a lambda's enclosing function). */
+  functionRows: [number, number];
+  /** That function parsed without an error or a missing token. */
+  clean: boolean;
   /** The line's code: the statement on it without a trailing comment, or the line trimmed. */
   code: string;
   /** Names of the calls the line makes (`pthread_mutex_lock`, `lock_guard` for a guard's constructor, `join`). */
@@ -85,7 +89,7 @@ type Held = SourceHold & { guard?: string };
  * Scans the function around `line` (1-based). Null when the line is in no function: then nothing
  * of it can be said.
  */
-export function scanLine(root: Node, line: number, vocabulary: CompiledVocabulary, lines: readonly string[], fileScope: ReadonlySet<string> = new Set()): LineScan | null {
+export function scanLine(root: Node, line: number, vocabulary: CompiledVocabulary, lines: readonly string[]): LineScan | null {
   const row = line - 1;
   const text = lines[row];
   if (text === undefined) return null;
@@ -175,19 +179,25 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
       } else if (e.acquire !== null) waits.push(e.acquire);
     }
   }
-  // Names of the file's own scope that this function does not shadow with a parameter or local.
-  if (fileScope.size > 0) {
+  // A name the function does not declare (no parameter, no local) is the file's own variable:
+  // C declares before use, so it is declared at file scope. Not in a C++ method (it may be a
+  // member) or a lambda (it may be a captured local of the enclosing function).
+  if (func.type === 'function_definition' && !cxxMember) {
     const local = declaredNames(func);
     const mark = (ref: SourceLockRef): void => {
       const name = ref.symbols.length === 1 ? (ref.symbols[0] as string) : '';
-      if (/^[A-Za-z_]\w*$/.test(name) && fileScope.has(name) && !local.has(name)) ref.global = name;
+      if (/^[A-Za-z_]\w*$/.test(name) && !local.has(name)) ref.global = name;
     };
     for (const h of holds) mark(h.lock);
     waits.forEach(mark);
     released.forEach(mark);
   }
+  let outer: Node = func;
+  while (outer.parent !== null && outer.parent.type !== 'translation_unit' && !['declaration_list', 'namespace_definition', 'linkage_specification', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif'].includes(outer.parent.type)) outer = outer.parent;
   return {
     functionName: func.type === 'function_definition' ? functionNameOf(func) : null,
+    functionRows: [outer.startPosition.row, outer.endPosition.row],
+    clean: !outer.hasError,
     code: statementText(at, row) ?? text.trim(),
     calls,
     holds: holds.map(({ lock, line: l, code, via }) => ({ lock, line: l, code, via })),
@@ -206,21 +216,6 @@ function statementText(node: Node, row: number): string | null {
 
 function removeWhere<T>(list: T[], test: (item: T) => boolean): void {
   for (let i = list.length - 1; i >= 0; i--) if (test(list[i] as T)) list.splice(i, 1);
-}
-
-/** The variables declared at file scope (`static pthread_mutex_t lock_a = …;`): computed once per file. */
-export function fileScopeNames(root: Node): Set<string> {
-  const out = new Set<string>();
-  const visit = (node: Node, depth: number): void => {
-    for (const child of node.namedChildren) {
-      if (child === null) continue;
-      if (child.type === 'declaration') for (const name of declaratorNames(child)) out.add(name);
-      // Declarations inside `extern "C" { }`, namespaces and #if blocks are file scope too.
-      else if (depth < 8 && ['linkage_specification', 'declaration_list', 'namespace_definition', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif'].includes(child.type)) visit(child, depth + 1);
-    }
-  };
-  visit(root, 0);
-  return out;
 }
 
 /** Parameters and locals a function declares (any nesting). */

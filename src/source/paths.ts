@@ -5,7 +5,7 @@
  * are ambiguous: neither is used. Only regular files under a folder are ever named: no `..` out
  * of it, and no symbolic link whose target lies outside it.
  */
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 
 /** File names the suffix index keeps: C and C++ sources and headers. */
@@ -113,28 +113,24 @@ function walk(root: SourceRoot, byName: Map<string, Indexed[]>, notes: string[])
   const stack: string[][] = [[]];
   while (stack.length > 0) {
     const parts = stack.pop() as string[];
-    let entries: string[];
+    let entries: Dirent[];
     try {
-      entries = readdirSync(join(root.real, ...parts)).sort();
+      // The entries' types come with the listing: no stat per file (5,000 files: one call a folder).
+      entries = readdirSync(join(root.real, ...parts), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
       continue;
     }
-    for (const entry of entries) {
+    for (const dirent of entries) {
       if (++seen > INDEX_LIMIT) {
         notes.push(`--source ${root.given}: only the first ${INDEX_LIMIT.toLocaleString('en-US')} entries were searched for the files frames name.`);
         return;
       }
+      const entry = dirent.name;
       const child = [...parts, entry];
-      let st;
-      try {
-        st = lstatSync(join(root.real, ...child));
-      } catch {
-        continue;
-      }
       // Folders through symbolic links are not followed (they may lead out of the root, or loop).
-      if (st.isDirectory()) {
+      if (dirent.isDirectory()) {
         if (!SKIPPED_DIRS.has(entry)) stack.push(child);
-      } else if ((st.isFile() || st.isSymbolicLink()) && SOURCE_FILE.test(entry)) {
+      } else if ((dirent.isFile() || dirent.isSymbolicLink()) && SOURCE_FILE.test(entry)) {
         const list = byName.get(entry);
         if (list) list.push({ root, parts: child });
         else byName.set(entry, [{ root, parts: child }]);

@@ -57,7 +57,7 @@ test('a member mu_ links by `this` plus the field to the wait another thread mak
   const dump = guardWait(2, '0x555000002008', 'Account::transfer (this=0x555000001000, other=0x555000002000) at bank.cpp:6') + guardWait(3, '0x555000001008', 'Account::transfer (this=0x555000002000, other=0x555000001000) at bank.cpp:6');
   const plain = analyzeText(dump);
   assert.notEqual(plain.verdict, 'deadlock', 'the text alone does not show the holders');
-  const source = await openSource({ dirs: [dir], cwd: dir });
+  const source = await openSource({ dirs: [dir], cwd: dir, allGrammars: true });
   const a = analyzeText(dump, { source });
   assert.equal(a.verdict, 'deadlock', a.notes.join('\n'));
   assert.deepEqual(a.deadlocks[0]?.threads, ['2', '3']);
@@ -90,7 +90,7 @@ test('a frame in a condition wait does not hold the mutex the wait lets go', asy
     '#6  0x00007f0de9c871f5 in start_thread (arg=<optimized out>) at ./nptl/pthread_create.c:442',
     '',
   ].join('\n');
-  const a = analyzeText(main.replace('bank.cpp:20', 'main.c:20') + dump, { source: await openSource({ dirs: [dir], cwd: dir }) });
+  const a = analyzeText(main.replace('bank.cpp:20', 'main.c:20') + dump, { source: await openSource({ dirs: [dir], cwd: dir, allGrammars: true }) });
   assert.equal(a.threads.find((t) => t.key === '2')?.acquireSite?.code, 'while (!ready) pthread_cond_wait(&cv, &m);', 'the line was read');
   assert.deepEqual(a.edges.filter((e) => e.basis === 'source'), []);
   assert.ok(!a.notes.some((n) => n.includes('holds some')), a.notes.join('\n'));

@@ -14,13 +14,23 @@ import { after, describe, test } from 'node:test';
 import type { JsonReport, JsonThreadRef } from '../../src/report/json.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 import { runWaitgraphAsync } from './cli.js';
-import { captureBacktraces, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, PROGRAMS_DIR, withProgram } from './harness.js';
+import { captureBacktraces, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, PROGRAMS_DIR, startProgram, type Started } from './harness.js';
 import { PROGRAMS, type ProgramSpec } from './programs.js';
 
 const skipReason = await liveSkipReason();
 /** The programs whose every hold the code shows: the source closes their cycle. */
 const FROM_SOURCE = ['abba', 'cxx-lock-guard-abba', 'join-holds-mutex', 'abc-cycle'];
 const HEALTHY = PROGRAMS.filter((p) => p.expect === 'healthy' && p.language !== 'python');
+
+/** Runs `fn` with a started program, killed afterwards; READY may be slow on a loaded machine. */
+async function withProgram<T>(name: string, fn: (p: Started) => Promise<T>): Promise<T> {
+  const program = await startProgram(name, { readyTimeoutMs: 90_000 });
+  try {
+    return await fn(program);
+  } finally {
+    await program.kill();
+  }
+}
 
 const spec = (name: string): ProgramSpec => PROGRAMS.find((p) => p.name === name) as ProgramSpec;
 const names = (report: JsonReport, ids: JsonThreadRef[]): string[] => ids.map((id) => report.threads.find((t) => t.id === id)?.name ?? `?${id}`).sort();

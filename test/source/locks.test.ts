@@ -19,6 +19,7 @@ let reader: SourceReader;
 
 before(async () => {
   reader = await openSourceReader({ dirs: [dir], cwd: dir, vocabulary: loadSourceLocks({ cwd: ROOT }), maxFileBytes: 64 * 1024 });
+  await reader.prepare();
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -166,4 +167,15 @@ test('each file is parsed once for all the frames that name it', () => {
     { id: 8, path: 'many.c', line: 7, function: 'g', callee: 'pthread_mutex_lock' },
   ]);
   assert.deepEqual(report.answers.map((a) => [a.id, held(a)]), [[7, ['&a@2']], [8, ['&b@6']]]);
+});
+
+test('a long function is read whole: the parse window widens until the function lies inside it', () => {
+  const filler = Array.from({ length: 700 }, (_, i) => `  counter += ${i};`);
+  const a = ask('long.c', ['static int counter;', 'void f(void) {', '  pthread_mutex_lock(&a);', ...filler, '  pthread_mutex_lock(&b); // WAIT', '  pthread_mutex_unlock(&b);', '}'], 'WAIT');
+  assert.equal(a.status, 'read');
+  assert.deepEqual(held(a), ['&a@3']);
+  // A window that starts inside a long comment does not fool it either.
+  const comment = ['/*', ...Array.from({ length: 400 }, () => ' * } pthread_mutex_lock(&z); {'), ' */', 'void g(void) {', '  pthread_mutex_lock(&c);', '  pthread_mutex_lock(&d); // WAIT', '}'];
+  const b = ask('comment.c', comment, 'WAIT', { function: 'g' });
+  assert.deepEqual(held(b), ['&c@404']);
 });

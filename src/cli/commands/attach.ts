@@ -44,7 +44,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   // Before gdb does any work: a dump that cannot be saved is a one-line error, not a lost run.
   if (options.saveDump) checkWritable(options.saveDump, io.cwd, 'the dump');
   // A missing --source folder, too (with --source gdb is not started early: see live/early.ts).
-  const reader = options.source.length > 0 ? await openSource({ dirs: options.source, cwd: io.cwd, ...(options.rules ? { rules: options.rules } : {}) }) : undefined;
+  const reader = options.source.length > 0 ? await openSource({ dirs: options.source, cwd: io.cwd, allGrammars: true, ...(options.rules ? { rules: options.rules } : {}) }) : undefined;
   // Rules and parser are made ready while gdb attaches.
   const prepare = async (): Promise<LiveAnalyzer> => createLiveAnalyzer(await loadRuleSet({ extraFiles: options.rules ?? [], cwd: io.cwd }), reader);
   const format = options.format;
