@@ -156,6 +156,16 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
       else if (e.acquire !== null && onEveryWay(e.node, func, row)) holds.push({ lock: e.acquire, line: e.node.startPosition.row + 1, code: codeAt(e.node), via: e.method });
     }
   }
+  // A release the line itself makes: the frame is letting the lock go (a thread in
+  // pthread_mutex_unlock's futex wake), so it is not claimed as held.
+  for (const e of onLine) {
+    if (e.op === 'release') removeWhere(holds, (h) => e.texts.includes(lockKey(h.lock.text)));
+    else if (e.op === 'method') {
+      const guard = e.arrow ? undefined : guards.get(e.object);
+      if (guard !== undefined && guard.info.release.has(e.method)) removeWhere(holds, (h) => h.guard === e.object);
+      else if (guard === undefined && e.release) removeWhere(holds, (h) => lockKey(h.lock.text) === lockKey(e.arrow ? `*${e.object}` : e.object));
+    }
+  }
   // A condition wait on the line lets its mutex (or its guard's) go while it waits.
   const released: SourceLockRef[] = [];
   for (const arg of releasing) {

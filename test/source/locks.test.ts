@@ -58,6 +58,11 @@ test('a lock taken in a branch the line is not in is not claimed; one in the bra
   assert.deepEqual(held(b), [], 'a loop body and the right side of && may not have run');
 });
 
+test('a frame whose own line lets the lock go (a thread inside pthread_mutex_unlock) does not hold it', () => {
+  const a = ask('unlocking.c', ['void f(void) {', '  pthread_mutex_lock(&a);', '  pthread_mutex_lock(&c);', '  pthread_mutex_unlock(&a); // HERE', '}'], 'HERE', { callee: '??' });
+  assert.deepEqual(held(a), ['&c@3']);
+});
+
 test('a release in any branch before the line cancels the hold (nothing is claimed that might have been let go)', () => {
   const a = ask('maybe.c', ['void f(int x) {', '  pthread_mutex_lock(&a);', '  if (x) pthread_mutex_unlock(&a);', '  pthread_mutex_lock(&b); // WAIT', '}'], 'WAIT');
   assert.deepEqual(held(a), []);
