@@ -24,6 +24,8 @@ import { CrashCollector, findCrash, markCrashedThread } from './crash.js';
 import { findPartial } from './partial.js';
 import { collectGuards, guardHolds, type FoundGuard } from './locals-holds.js';
 import { findReentry, reentryHolds, type Reentry } from './reentry.js';
+import type { SourceReader } from '../source/index.js';
+import { sourceHolds } from './source-holds.js';
 
 export interface AnalyzeOptions {
   /** Compiled rules (`loadRules()`); the built-ins when absent (`loadBuiltinRules()`). */
@@ -35,6 +37,11 @@ export interface AnalyzeOptions {
    * every thread, and what /proc says of owners that are not threads of the dump.
    */
   process?: { pid: number; whole: boolean; ownerStatus?: ReadonlyMap<number, AbsentOwner['status']> };
+  /**
+   * `--source DIR` (openSourceReader in analyze/index.ts): the code the frames point at, read for
+   * the locks each function still holds at its line. The dump's frames must be kept (keepFrames).
+   */
+  source?: SourceReader;
 }
 
 export interface StreamOptions extends AnalyzeOptions {
@@ -75,6 +82,13 @@ export interface Analyzer extends DumpAnalysis {
   analyzeStream(chunks: AsyncIterable<string | Buffer>): Promise<Analysis>;
   /** Parses and analyses text pushed in pieces (e.g. while gdb prints it). */
   sink(): AnalysisSink;
+}
+
+/** Every file a frame names, once. */
+function framePaths(dump: Dump): string[] {
+  const paths = new Set<string>();
+  for (const bt of dump.backtraces) for (const frame of bt.frames) if (frame.file !== null) paths.add(frame.file);
+  return [...paths];
 }
 
 /** What a dump's analysis reads from its session. */
@@ -132,6 +146,8 @@ export function createAnalyzer(options: StreamOptions = {}): Analyzer {
     async analyzeStream(chunks) {
       const run = begin();
       const dump = await parseDumpStream(chunks, { onBacktrace: (bt, i) => run.addBacktrace(bt, i), keepFrames });
+      // --source: the grammars the frames' files need (loading since openSource) must be ready.
+      if (options.source !== undefined) await options.source.prepare(framePaths(dump));
       return run.finish(dump);
     },
     sink,
@@ -159,7 +175,7 @@ function beginDump(session: Session, options: AnalyzeOptions): DumpAnalysis {
       if (reentry !== null) reentries.push(reentry);
     },
     finish(dump) {
-      return finishAnalysis(session, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries });
+      return finishAnalysis(session, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries }, options.source);
     },
   };
 }
@@ -178,6 +194,7 @@ function finishAnalysis(
   crashes: CrashCollector,
   known: AnalyzeOptions['process'],
   stackHolds: { guards: readonly FoundGuard[]; reentries: readonly Reentry[] } = { guards: [], reentries: [] },
+  source: SourceReader | undefined = undefined,
 ): Analysis {
   const { rules, templates } = session;
   const { threads: groups, notes } = groupThreads(summaries);
@@ -285,6 +302,18 @@ function finishAnalysis(
   }
   const facts = [...givenFacts, ...links.facts];
   const absent: AbsentOwner[] = applyFacts(facts, works, edges);
+
+  // --source: the locks each frame's function still holds at its line (after the proven facts, which win).
+  if (source !== undefined) {
+    const read = sourceHolds({ reader: source, dump, works, edges });
+    for (const e of read.holds) edges.push(e);
+    for (const note of read.notes) notes.push(note);
+    for (const w of works) {
+      const site = w.analysis.acquireSite;
+      const code = site === null ? undefined : read.code.get(`${site.backtrace}:${site.level}`);
+      if (site !== null && code !== undefined) w.analysis.acquireSite = { ...site, code };
+    }
+  }
 
   // Per-thread lists.
   for (const e of edges) {

@@ -9,7 +9,8 @@ import type { Analysis } from '../model/analysis.js';
 import { parseDump } from '../parse/index.js';
 import { backtraceParser } from '../parse/parser.js';
 import type { LoadedRules } from '../rules/types.js';
-import { analyze, createAnalyzer, type AnalysisSink, type StreamOptions } from './analyzer.js';
+import { analyze, createAnalyzer, type AnalysisSink, type AnalyzeOptions, type StreamOptions } from './analyzer.js';
+import type { SourceReader } from '../source/index.js';
 
 export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type Analyzer, type AnalysisSink, type DumpAnalysis, type StreamOptions } from './analyzer.js';
 export { openOwnerQueries, type OwnerQuery } from './owner-queries.js';
@@ -40,12 +41,44 @@ export function analyzeStream(chunks: AsyncIterable<string | Buffer>, options: S
  * with `rules`. Chevrotain builds its parser on first use (tens of ms): it is built here, while
  * gdb attaches.
  */
-export function createLiveAnalyzer(rules: LoadedRules): LiveAnalyzer {
+export function createLiveAnalyzer(rules: LoadedRules, source?: SourceReader): LiveAnalyzer {
   backtraceParser();
+  const extra = source !== undefined ? { source } : {};
   return {
     parse: parseDump,
-    analyze: (dump, facts) => analyze(dump, { rules, facts }),
+    analyze: (dump, facts) => analyze(dump, { rules, facts, ...extra }),
     // The same parse and analysis, backtrace by backtrace while gdb prints (as analyzeText does).
-    stream: () => createAnalysisSink({ rules }),
+    stream: () => createAnalysisSink({ rules, ...extra }),
   };
 }
+
+export interface OpenSourceOptions {
+  /** The `--source` folders. */
+  dirs: readonly string[];
+  cwd: string;
+  /** The `--rules` files and folders: their packs' source-locks.yaml add to the built-in vocabulary. */
+  rules?: readonly string[];
+  /**
+   * Load every grammar before returning, for callers that analyse synchronously (analyzeText,
+   * createAnalysisSink, live mode). analyzeStream loads only what the frames' files need.
+   */
+  allGrammars?: boolean;
+}
+
+/**
+ * `--source DIR…`: the source reader the analysis takes as `source` (AnalyzeOptions). A folder that
+ * does not exist is an InputError (one line, exit 2). The reader, its grammars (WebAssembly) and
+ * the lock vocabulary are loaded only here, so a run without `--source` never loads them; the
+ * grammars start loading now, while the dump is read.
+ */
+export async function openSource(options: OpenSourceOptions): Promise<SourceReader> {
+  const { openSourceReader, sourceRoots } = await import('../source/index.js');
+  sourceRoots(options.dirs, options.cwd);
+  const { loadSourceLocks } = await import('../rules/source-locks.js');
+  const vocabulary = loadSourceLocks({ cwd: options.cwd, ...(options.rules ? { extraFiles: options.rules } : {}) });
+  const reader = await openSourceReader({ dirs: options.dirs, cwd: options.cwd, vocabulary });
+  if (options.allGrammars === true) await reader.prepare();
+  return reader;
+}
+
+export type { SourceReader } from '../source/index.js';

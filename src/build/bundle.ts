@@ -60,7 +60,8 @@ const EARLY_BUNDLE = join(CLI_DIR, 'waitgraph-early.cjs');
 const EARLY_ENTRY = join(SRC_DIR, 'live', 'early.js');
 /** Chunk files of the earlier ESM bundle layout, removed when found. */
 const OLD_CHUNK_PREFIX = 'bundle-';
-const EXTERNAL = ['@viz-js/viz'];
+// web-tree-sitter (`--source` only) finds its own wasm next to its files: it stays a package, loaded on first use.
+const EXTERNAL = ['@viz-js/viz', 'web-tree-sitter'];
 /** main.js after this step; tsc's main.js never starts with it. */
 const LOADER_MARK = '// waitgraph bundle loader (src/build/bundle.ts)';
 const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph-early.cjs', import.meta.url), new URL('./waitgraph.cjs', import.meta.url));\n`;

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { BUILTIN_JSON, builtinFileStates, builtinJsonUrl, type BuiltinJson } from '../rules/builtin.js';
 import { builtinPrimitiveFiles, builtinRuleFiles } from '../rules/builtin-dir.js';
 import { builtinRulesDir, loadRules, readPrimitives, readRuleFile } from '../rules/load.js';
+import { builtinVocabularyFiles, sourceLocksJsonUrl, type SourceLocksJson } from '../rules/source-locks.js';
+import { readVocabularies } from '../rules/source-locks-yaml.js';
+import { readFileSync } from 'node:fs';
 
 function precompile(): string {
   const dir = builtinRulesDir();
@@ -28,7 +31,15 @@ function precompile(): string {
     }),
   };
   writeFileSync(builtinJsonUrl(), `${JSON.stringify(json)}\n`);
-  return `${json.rules.length} rules`;
+  // The packs' lock vocabulary for --source (rules/source-locks.ts), with each file's text.
+  const vocabularyFiles = builtinVocabularyFiles(dir);
+  const locks: SourceLocksJson = {
+    version: 1,
+    files: vocabularyFiles.map((path) => ({ path, text: readFileSync(join(dir, path), 'utf8') })),
+    vocabulary: readVocabularies(vocabularyFiles.map((path) => ({ path: join(dir, path), shown: path })), { calls: [], releasing: [], methods: [], guards: [], scoped: [], callees: {} }),
+  };
+  writeFileSync(sourceLocksJsonUrl(), `${JSON.stringify(locks)}\n`);
+  return `${json.rules.length} rules, ${vocabularyFiles.length} lock vocabularies`;
 }
 
 if (process.env.NODE_TEST_CONTEXT === undefined) {

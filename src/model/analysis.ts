@@ -53,6 +53,11 @@ export interface FrameRef {
   line: number | null;
   /** 1-based input line of the frame. */
   sourceLine: number;
+  /**
+   * The code at `file:line`, read with `--source DIR` (`pthread_mutex_lock(&lock_b);`); for a hold
+   * from the source, `line` and `code` are the acquisition's. Absent without `--source`.
+   */
+  code?: string;
 }
 
 export type EdgeKind =

@@ -108,10 +108,13 @@ export function threadList(keys: readonly ThreadKey[]): string {
   return keys.map((key) => (/^\d+$/.test(key) ? key : threadTitle(key))).join(', ');
 }
 
-/** `jl_gc_wait_for_the_world at src/gc.c:241`, or the function alone when no source is known. */
+/**
+ * `jl_gc_wait_for_the_world at src/gc.c:241`, or the function alone when no source is known; with
+ * the line's code when `--source` read it (`take_a_then_b at abba.c:17: pthread_mutex_lock(&lock_b);`).
+ */
 export function siteText(site: FrameRef | null): string {
   if (!site) return '';
-  if (site.file && site.line !== null) return `${site.function} at ${site.file}:${site.line}`;
+  if (site.file && site.line !== null) return `${site.function} at ${site.file}:${site.line}${site.code !== undefined ? `: ${site.code}` : ''}`;
   if (site.file) return `${site.function} at ${site.file}`;
   return site.function;
 }
@@ -215,12 +218,39 @@ export function capitalise(text: string): string {
   return text.length === 0 ? text : text[0]!.toUpperCase() + text.slice(1);
 }
 
+/**
+ * The evidence a report prints for a cycle: `proven`, `inferred`, or `inferred (source)` when a
+ * hold on it was read from the code (`--source`).
+ */
+export function evidenceLabel(deadlock: Deadlock): string {
+  if (deadlock.evidence === 'inferred' && deadlock.cycle.some((step) => step.hold?.basis === 'source')) return 'inferred (source)';
+  return deadlock.evidence;
+}
+
+/** The evidence of one wait and its hold: `proven`, `inferred`, `inferred (source)`. */
+export function stepEvidence(wait: Edge, hold: Edge | null): string {
+  if (hold?.basis === 'source') return 'inferred (source)';
+  return wait.evidence === 'inferred' || hold?.evidence === 'inferred' ? 'inferred' : 'proven';
+}
+
+/**
+ * The holds read from the code (`--source`), one sentence each in thread order:
+ * `thread 3 holds \`lock_b\` since abba.c:26: \`pthread_mutex_lock(&lock_b);\``.
+ */
+export function sourceHoldLines(analysis: Analysis): string[] {
+  const holds = analysis.edges.filter((e) => e.kind === 'holds' && e.basis === 'source');
+  holds.sort((a, b) => compareThreadKeys(parseNodeId(a.to).key, parseNodeId(b.to).key));
+  return holds.map((e) => `${threadTitle(parseNodeId(e.to).key)} ${e.description}${e.site ? ` (in ${e.site.function})` : ''}`);
+}
+
 /** Short edge label for graphs: `waits`, `holds`, `waits for all gc-unsafe`. */
 export function edgeVerb(edge: Edge): string {
   switch (edge.kind) {
     case 'waits':
       return edge.timed ? 'waits (timed)' : 'waits for';
     case 'holds':
+      // A hold read from the code names its line: `held by (since abba.c:26: pthread_mutex_lock(&lock_b);)`.
+      if (edge.basis === 'source' && edge.site?.code !== undefined) return `held by (since ${edge.site.file ?? '?'}:${edge.site.line ?? '?'}: ${edge.site.code})`;
       return 'held by';
     case 'waits-thread':
       return edge.viaState ? `waits for (${edge.viaState})` : 'waits for';

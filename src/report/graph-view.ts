@@ -3,7 +3,7 @@
  * edges with short verbs, and what belongs to a deadlock marked so it can be highlighted. Both
  * pictures are built from these views, so they show the same graph.
  */
-import type { Analysis, Deadlock, Edge, Evidence, ThreadKey } from '../model/analysis.js';
+import type { Analysis, Deadlock, Edge, Evidence, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
 import { compareThreadKeys, parseNodeId, resourceNode, threadNode } from '../model/ids.js';
 import { compareText, deadlockRows, edgeVerb, threadList, threadsByKey, threadTitle } from './cycle-view.js';
 
@@ -105,7 +105,7 @@ export function wholeGraphView(analysis: Analysis): GraphView {
       nodes.set(id, {
         id,
         kind: 'thread',
-        label: [threadTitle(ref.key), ...(thread ? [thread.stateText] : [])],
+        label: [threadTitle(ref.key), ...(thread ? [thread.stateText, ...codeLine(thread)] : [])],
         inDeadlock: deadlockThreads.has(ref.key),
         holderUnknown: false,
       });
@@ -155,7 +155,7 @@ export function deadlockView(analysis: Analysis, deadlock: Deadlock): GraphView 
     const id = threadNode(key);
     if (!nodes.has(id)) {
       const thread = threads.get(key);
-      nodes.set(id, { id, kind: 'thread', label: [threadTitle(key), ...(thread ? [thread.stateText] : [])], inDeadlock: true, holderUnknown: false });
+      nodes.set(id, { id, kind: 'thread', label: [threadTitle(key), ...(thread ? [thread.stateText, ...codeLine(thread)] : [])], inDeadlock: true, holderUnknown: false });
     }
     return id;
   };
@@ -202,4 +202,10 @@ function finish(nodes: ViewNode[], edges: ViewEdge[]): GraphView {
   const at = (id: string): number => position.get(id) ?? Number.MAX_SAFE_INTEGER;
   edges.sort((a, b) => at(a.from) - at(b.from) || at(a.to) - at(b.to) || compareText(a.label, b.label));
   return { nodes: sorted, edges };
+}
+
+/** `at abba.c:17: pthread_mutex_lock(&lock_b);` when `--source` read the line the thread waits at; nothing otherwise. */
+function codeLine(thread: ThreadAnalysis): string[] {
+  const site = thread.acquireSite;
+  return site?.code !== undefined ? [`at ${site.file ?? '?'}:${site.line ?? '?'}: ${site.code}`] : [];
 }

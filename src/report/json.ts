@@ -92,6 +92,8 @@ export interface JsonSite {
   file: string | null;
   line: number | null;
   sourceLine: number;
+  /** The code at file:line, read with `--source` (absent without it). */
+  code?: string;
 }
 
 export interface JsonEdge {
@@ -122,7 +124,7 @@ export function threadRef(key: ThreadKey): JsonThreadRef {
   return /^\d+$/.test(key) ? Number(key) : key;
 }
 
-const site = (s: FrameRef | null): JsonSite | null => (s ? { function: s.function, file: s.file, line: s.line, sourceLine: s.sourceLine } : null);
+const site = (s: FrameRef | null): JsonSite | null => (s ? { function: s.function, file: s.file, line: s.line, sourceLine: s.sourceLine, ...(s.code !== undefined ? { code: s.code } : {}) } : null);
 
 function jsonDeadlock(d: Deadlock): JsonDeadlock {
   return {

@@ -13,8 +13,11 @@ import {
   capitalise,
   crashLines,
   deadlockRows,
+  evidenceLabel,
   holderClause,
   siteText,
+  sourceHoldLines,
+  stepEvidence,
   threadList,
   threadsByKey,
   threadTitle,
@@ -96,6 +99,13 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     out.push('');
   }
 
+  const fromSource = sourceHoldLines(analysis);
+  if (fromSource.length > 0) {
+    out.push('### Held, as the source shows (`--source`)', '');
+    for (const line of fromSource) out.push(`- ${escapeRuleText(line)}`);
+    out.push('');
+  }
+
   if (analysis.facts.length > 0) {
     out.push('### Lock owners', '');
     for (const fact of analysis.facts) {
@@ -137,8 +147,8 @@ function deadlockSection(
   const out: string[] = [];
   if (number !== null) out.push(`### ${number}. ${escapeText(capitalise(deadlock.title))}`, '');
   out.push(
-    `Threads **${threadList(deadlock.threads)}** wait for each other. Evidence: **${deadlock.evidence}**` +
-      `${deadlock.evidence === 'inferred' ? ' (from frame rules; no owner was read from memory)' : ''}. Signature: ${code(deadlock.signature)}.`,
+    `Threads **${threadList(deadlock.threads)}** wait for each other. Evidence: **${evidenceLabel(deadlock)}**` +
+      `${deadlock.evidence === 'inferred' ? (evidenceLabel(deadlock) === 'inferred' ? ' (from frame rules; no owner was read from memory)' : ' (holds read from the code the frames point at; no owner was read from memory)') : ''}. Signature: ${code(deadlock.signature)}.`,
     '',
   );
   out.push(escapeRuleText(deadlock.explanation), '');
@@ -150,7 +160,7 @@ function deadlockSection(
     const heldBy = row.hold
       ? `${escapeCell(threadTitle(row.holder))}${escapeCell(holderClause(row.hold))}`
       : `${escapeCell(threadTitle(row.holder))}${row.wait.viaState ? ` (${escapeCell(row.wait.viaState)})` : ''}`;
-    const evidence = row.hold && row.hold.evidence !== row.wait.evidence ? `wait ${row.wait.evidence}, hold ${row.hold.evidence}` : row.wait.evidence;
+    const evidence = row.hold?.basis === 'source' ? `wait ${row.wait.evidence}, hold ${stepEvidence(row.wait, row.hold)}` : row.hold && row.hold.evidence !== row.wait.evidence ? `wait ${row.wait.evidence}, hold ${row.hold.evidence}` : row.wait.evidence;
     // Where the waiter waits: its first frame outside lock and runtime libraries, not the rule's site (`___pthread_mutex_lock`).
     const site = threads.get(row.waiter)?.acquireSite ?? row.wait.site ?? null;
     out.push(`| ${row.onCycle ? '**' : ''}${escapeCell(threadTitle(row.waiter))}${row.onCycle ? '**' : ''} | ${waitsFor} | ${heldBy} | ${evidence} | ${site ? code(siteText(site), true) : ''} |`);

@@ -6,8 +6,9 @@
  * across runs. A hang is one `waitgraph/hang` result. The frame rules behind the results are
  * listed in `tool.driver.rules`.
  */
-import type { Analysis, Deadlock, FrameRef, ThreadKey } from '../model/analysis.js';
-import { compareText, deadlockRows, siteText, threadList, threadsByKey, threadTitle } from './cycle-view.js';
+import type { Analysis, Deadlock, Edge, FrameRef, ThreadKey } from '../model/analysis.js';
+import { compareText, deadlockRows, evidenceLabel, siteText, threadList, threadsByKey, threadTitle } from './cycle-view.js';
+import { parseNodeId } from '../model/ids.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
 export interface SarifOptions {
@@ -141,7 +142,8 @@ function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: ResultO
         return refs.filter((r): r is [FrameRef, string] => r[0] !== null).map(([site, text]) => dumpLocation(options.inputUri!, site, text));
       })
     : [];
-  const { locations, related } = place(sites, rowLines, options);
+  const { locations, related: placed } = place(sites, rowLines, options);
+  const related = [...placed, ...sourceHoldLocations(analysis)];
   return {
     ruleId: DEADLOCK_RULE,
     ruleIndex,
@@ -156,7 +158,7 @@ function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: ResultO
       fix: deadlock.fix,
       threads: deadlock.threads,
       resources: deadlock.resources,
-      evidence: deadlock.evidence,
+      evidence: evidenceLabel(deadlock),
       rules: deadlock.rules,
       blockedBehind: deadlock.blockedBehind,
       cycle: deadlock.cycle.map((step) => step.text),
@@ -170,7 +172,8 @@ function hangResult(analysis: Analysis, options: ResultOptions, ruleIndex: numbe
     .map((key) => ({ key, site: threads.get(key)?.acquireSite ?? null }))
     .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null);
   const waitLines = options.inputUri ? sites.map(({ key, site }) => dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here`)) : [];
-  const { locations, related } = place(sites, waitLines, options);
+  const { locations, related: placed } = place(sites, waitLines, options);
+  const related = [...placed, ...sourceHoldLocations(analysis)];
   // Why each hung thread cannot go on, as the analysis words it; else the waits nobody holds.
   const waits =
     (analysis.hangReasons ?? []).length > 0
@@ -191,6 +194,13 @@ function hangResult(analysis: Analysis, options: ResultOptions, ruleIndex: numbe
       ...((analysis.candidateCycles ?? []).length > 0 ? { candidateCycles: analysis.candidateCycles.map((c) => ({ threads: c.threads, gdbCommands: c.gdbCommands, text: c.text })) } : {}),
     },
   };
+}
+
+/** Where each hold read from the code (`--source`) was taken: the acquisition's file:line, with its code. */
+function sourceHoldLocations(analysis: Analysis): object[] {
+  return analysis.edges
+    .filter((e): e is Edge & { site: FrameRef } => e.kind === 'holds' && e.basis === 'source' && e.site !== null)
+    .map((e) => siteLocation(e.site, `${threadTitle(parseNodeId(e.to).key)} ${e.description}`));
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../model/analysis.js';
 import { compareThreadKeys } from '../model/ids.js';
-import { crashLines, deadlockRows, siteText, threadsByKey, threadTitle, verdictLine, waitSentence } from './cycle-view.js';
+import { crashLines, deadlockRows, evidenceLabel, siteText, sourceHoldLines, stepEvidence, threadsByKey, threadTitle, verdictLine, waitSentence } from './cycle-view.js';
 import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
@@ -74,6 +74,13 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
     });
   }
 
+  const fromSource = sourceHoldLines(analysis);
+  if (fromSource.length > 0) {
+    out.push('');
+    out.push(c.bold('Held, as the source shows (--source):'));
+    for (const line of fromSource) out.push(...wrap(line, '  ', '      '));
+  }
+
   const rest = analysis.threads.filter((t) => !shown.has(t.key));
   if (rest.length > 0) {
     out.push('');
@@ -124,7 +131,7 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
 
 function deadlockSection(analysis: Analysis, deadlock: Deadlock, threads: Map<ThreadKey, ThreadAnalysis>, c: ChalkInstance): string[] {
   const out: string[] = [];
-  out.push(c.bold('Cycle') + c.dim(` (evidence: ${deadlock.evidence}; signature ${deadlock.signature})`) + ':');
+  out.push(c.bold('Cycle') + c.dim(` (evidence: ${evidenceLabel(deadlock)}; signature ${deadlock.signature})`) + ':');
   for (const line of cycleLines(analysis, deadlock, threads)) out.push(...wrap(line, '  ', '      '));
   out.push('');
   out.push(c.bold('Where each thread waits:'));
@@ -179,8 +186,7 @@ function cycleLines(analysis: Analysis, deadlock: Deadlock, threads: Map<ThreadK
 }
 
 function evidenceTag(wait: Edge, hold: Edge | null): string {
-  const inferred = wait.evidence === 'inferred' || hold?.evidence === 'inferred';
-  return inferred ? ' [inferred]' : ' [proven]';
+  return ` [${stepEvidence(wait, hold)}]`;
 }
 
 function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>, c: ChalkInstance): string[] {

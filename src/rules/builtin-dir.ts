@@ -16,7 +16,9 @@ export const RULE_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 /** A pack's wait primitives. */
 export const PRIMITIVES_FILE = 'primitives.yaml';
 /** Files in a pack folder that are pack data, not rules (a rule file is named after a dotted id). */
-export const PACK_DATA_FILES: ReadonlySet<string> = new Set([PRIMITIVES_FILE]);
+/** A pack's lock vocabulary for `--source` (what acquires and releases a lock in C and C++ code; rules/source-locks.ts). */
+export const SOURCE_LOCKS_FILE = 'source-locks.yaml';
+export const PACK_DATA_FILES: ReadonlySet<string> = new Set([PRIMITIVES_FILE, SOURCE_LOCKS_FILE]);
 
 /** Whether a file in a pack folder is a rule file (not a fixture, golden or pack data file). */
 export function isRuleFileName(name: string): boolean {

@@ -120,7 +120,7 @@ interface ParsedFile {
   data: unknown;
 }
 
-function readYaml(path: string, shown: string): ParsedFile {
+export function readYaml(path: string, shown: string): ParsedFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -161,7 +161,7 @@ function lineOf(file: ParsedFile, path: ReadonlyArray<PropertyKey>, key?: string
   return range ? file.lines.linePos(range[0]).line : null;
 }
 
-function zodError(shown: string, file: ParsedFile, error: z.ZodError): RuleError {
+export function zodError(shown: string, file: ParsedFile, error: z.ZodError): RuleError {
   const issue = error.issues[0];
   if (!issue) return new RuleError(`${shown}: invalid rule`);
   let path = issue.path;

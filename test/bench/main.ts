@@ -23,6 +23,7 @@ import { BENCH_DIR, ensureDump, type GeneratedDump } from '../helpers/generate-d
 import { PERL_FOLD } from './baselines.js';
 import { childrenCpuMs, median, REPO_ROOT, runChild, type ChildRun } from './measure.js';
 import { printProfile, profileRun } from './profile.js';
+import { ensureSourceTree, SOURCE_TREE_FILES } from './source-tree.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -449,6 +450,43 @@ async function main(): Promise<number> {
     });
   } else {
     printUnavailable(f6, 'the analyze command is not built yet', 'SKIP');
+  }
+
+  // Figure 7 (issue 16): the founding report with --source on a tree of 5,000 C files, over the
+  // same without it, runs interleaved; and the grammars' load time (web-tree-sitter + C + C++).
+  const f7 = `7. founding report --source (${SOURCE_TREE_FILES / 1000}k C files) / without`;
+  if (cliBuilt) {
+    progress(`founding report with and without --source on ${SOURCE_TREE_FILES} C files (${options.startupRuns} runs each) …`);
+    await guarded(f7, async () => {
+      const tree = ensureSourceTree(FOUNDING);
+      const without: number[] = [];
+      const withSource: number[] = [];
+      for (let i = 0; i < options.startupRuns; i++) {
+        without.push((await runCli(FOUNDING, [], null)).ms);
+        withSource.push((await runCli(FOUNDING, ['--source', tree], null)).ms);
+      }
+      // The grammars' load time: the runtime and the C grammar (what the founding report's C files
+      // need), then the C++ one; the first load in this process, then again.
+      const { loadGrammars } = await import('../../src/source/grammars.js');
+      const loads: Array<{ c: number; cpp: number }> = [];
+      for (let i = 0; i < 3; i++) {
+        const g = await loadGrammars();
+        await g.language('c');
+        const c = g.loadMs();
+        await g.language('cpp');
+        loads.push({ c, cpp: g.loadMs() - c });
+      }
+      const first = loads[0] as { c: number; cpp: number };
+      printFigure(
+        f7,
+        median(withSource) / median(without),
+        2,
+        { sense: 'max', limit: 1.5 },
+        `${ms(median(withSource))} vs ${ms(median(without))}; grammar load: runtime + C ${ms(first.c)}, C++ ${ms(first.cpp)} (again in one process: ${ms(median(loads.slice(1).map((l) => l.c)))}, ${ms(median(loads.slice(1).map((l) => l.cpp)))})`,
+      );
+    });
+  } else {
+    printUnavailable(f7, 'the analyze command is not built yet', 'SKIP');
   }
 
   // Parse throughput (issue 2).

@@ -74,6 +74,7 @@ function tradersWaitingAndUnnamed(text: string): boolean {
 
 export const PROGRAMS: readonly ProgramSpec[] = [
   { name: 'abba', source: 'abba.c', language: 'c', expect: 'deadlock', cycle: ['abba-ab', 'abba-ba'], textVerdict: 'hang', provable: true },
+  { name: 'abc-cycle', source: 'abc-cycle.c', language: 'c', expect: 'deadlock', cycle: ['cycle-a', 'cycle-b', 'cycle-c'], textVerdict: 'hang', provable: true },
   { name: 'join-holds-mutex', source: 'join-holds-mutex.c', language: 'c', expect: 'deadlock', cycle: ['joiner', 'updater'], textVerdict: 'hang', provable: true },
   { name: 'rwlock-writer', source: 'rwlock-writer.c', language: 'c', expect: 'deadlock', cycle: ['logger', 'writer'], textVerdict: 'hang', provable: true },
   { name: 'self-deadlock', source: 'self-deadlock.c', language: 'c', expect: 'deadlock', cycle: ['cache'], textVerdict: 'hang', provable: true },

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError, UsageError } from '../../errors.js';
-import { analyzeStream, isFinding } from '../../analyze/index.js';
+import { analyzeStream, isFinding, openSource } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
@@ -26,6 +26,8 @@ interface AnalyzeFlags extends RuleFlags {
   group?: GroupMode;
   /** --gdb-commands FILE: the report's questions for gdb, as a command file. */
   gdbCommands?: string;
+  /** --source DIR (repeatable): the code the frames point at, read for the locks each function holds. */
+  source: string[];
 }
 
 /**
@@ -46,6 +48,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .addOption(new Option('--group <mode>', 'print the stacks, threads with alike stacks once: exact frames or the same functions').choices(GROUP_MODES))
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
+    .option('--source <dir>', "read the C/C++ code the frames point at (the checkout the program was built from): the locks each function took before its line are held (repeatable)", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again")
     .action(async (files: string[], flags: AnalyzeFlags) => {
       refuseSilentTerminal(files.length > 0, io);
@@ -55,9 +58,12 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         checkWritable(flags.gdbCommands, io.cwd, 'the gdb command file');
       }
       const rules = await rulesFromFlags(flags, io);
+      const source = flags.source.length > 0 ? await openSource({ dirs: flags.source, cwd: io.cwd, rules: flags.rules }) : undefined;
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {
-        const analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: needsFrames(flags) });
+        // The source reader reads each thread's frames, so they are kept until the analysis is done.
+        const options = source !== undefined ? { rules, keepFrames: true, source } : { rules, keepFrames: needsFrames(flags) };
+        const analysis = await analyzeStream(readInputChunks(file, io), options);
         if (analysis.stats.backtraces === 0) {
           const shown = file === '-' ? 'standard input' : file;
           throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);

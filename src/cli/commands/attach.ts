@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
-import { createLiveAnalyzer, isFinding } from '../../analyze/index.js';
+import { createLiveAnalyzer, isFinding, openSource } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags } from '../rule-options.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import { gdbIndexCacheFrom, gdbPathFrom } from '../../live/gdb-session.js';
@@ -22,6 +22,8 @@ export interface LiveCommandOptions {
   disable: string[];
   timeout: string;
   saveDump?: string;
+  /** --source DIR (repeatable): the code the frames point at. */
+  source: string[];
 }
 
 /** Options shared by `attach` and `core`. */
@@ -29,6 +31,7 @@ export function addLiveOptions(command: Command): Command {
   return addRuleOptions(command)
     .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
     .option('--timeout <seconds>', 'limit for each gdb step (attach, backtrace, each owner query)', '120')
+    .option('--source <dir>', 'read the C/C++ code the frames point at: the locks each function took before its line are held (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--save-dump <file>', "also write what gdb printed to this file: the backtraces, then the owner questions and gdb's answers as a session transcript (to paste into a bug report; it re-analyses to the same verdict)");
 }
 
@@ -38,8 +41,10 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   if (!/^\d{1,5}$/.test(options.timeout) || Number(options.timeout) < 1) throw new UsageError(`--timeout takes whole seconds (1–99999), not ${JSON.stringify(options.timeout)}`);
   // Before gdb does any work: a dump that cannot be saved is a one-line error, not a lost run.
   if (options.saveDump) checkWritable(options.saveDump, io.cwd, 'the dump');
+  // A missing --source folder, too (with --source gdb is not started early: see live/early.ts).
+  const reader = options.source.length > 0 ? await openSource({ dirs: options.source, cwd: io.cwd, allGrammars: true, ...(options.rules ? { rules: options.rules } : {}) }) : undefined;
   // Rules and parser are made ready while gdb attaches.
-  const prepare = async (): Promise<LiveAnalyzer> => createLiveAnalyzer(await rulesFromFlags(options, io));
+  const prepare = async (): Promise<LiveAnalyzer> => createLiveAnalyzer(await rulesFromFlags(options, io), reader);
   const format = options.format;
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
   const result = await investigate(target, {

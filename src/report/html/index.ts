@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import type { Analysis, Deadlock, Edge, ThreadAnalysis, ThreadKey } from '../../model/analysis.js';
 import { compareThreadKeys, parseNodeId } from '../../model/ids.js';
 import { escapeJsonInvisibles } from '../../model/text-hygiene.js';
-import { capitalise, deadlockRows, siteText, threadsByKey, threadTitle, verdictLine } from '../cycle-view.js';
+import { capitalise, deadlockRows, evidenceLabel, siteText, sourceHoldLines, stepEvidence, threadsByKey, threadTitle, verdictLine } from '../cycle-view.js';
 import {
   frameParts,
   groupThreads,
@@ -85,7 +85,7 @@ export async function renderHtml(analysis: Analysis, options: HtmlOptions = {}):
     '</section>',
   ];
   analysis.deadlocks.forEach((deadlock, index) => out.push(deadlockSection(analysis, deadlock, analysis.deadlocks.length > 1 ? index + 1 : null)));
-  out.push(whySection(analysis), hangSection(analysis), candidatesSection(analysis), unresolvedSection(analysis), ownersSection(analysis));
+  out.push(whySection(analysis), hangSection(analysis), candidatesSection(analysis), sourceSection(analysis), unresolvedSection(analysis), ownersSection(analysis));
   out.push(
     '<section id="threads">',
     `<h2>Threads <span class="count">(${s.threads} in ${groups.length} ${groups.length === 1 ? 'group' : 'groups'}, alike stacks shown once)</span></h2>`,
@@ -338,7 +338,14 @@ function threadButtons(keys: readonly ThreadKey[]): string {
 }
 
 function evidenceBadge(evidence: string): string {
-  return `<span class="ev ${evidence === 'inferred' ? 'inferred' : 'proven'}">${escapeHtml(evidence)}</span>`;
+  return `<span class="ev ${evidence.startsWith('inferred') ? 'inferred' : 'proven'}">${escapeHtml(evidence)}</span>`;
+}
+
+/** The holds read from the code (`--source`), each with its line. */
+function sourceSection(analysis: Analysis): string {
+  const lines = sourceHoldLines(analysis);
+  if (lines.length === 0) return '';
+  return ['<section class="source">', '<h2>Held, as the source shows (<code>--source</code>)</h2>', '<ul>', ...lines.map((l) => `<li>${ruleTextHtml(l)}</li>`), '</ul>', '</section>'].join('\n');
 }
 
 function deadlockSection(analysis: Analysis, deadlock: Deadlock, number: number | null): string {
@@ -346,8 +353,8 @@ function deadlockSection(analysis: Analysis, deadlock: Deadlock, number: number 
   const out: string[] = ['<section class="deadlock">'];
   if (number !== null) out.push(`<h2>${number}. ${escapeHtml(capitalise(deadlock.title))}</h2>`);
   out.push(
-    `<p>Threads ${threadButtons(deadlock.threads)} wait for each other. Evidence: ${evidenceBadge(deadlock.evidence)}` +
-      `${deadlock.evidence === 'inferred' ? ' (from frame rules; no owner was read from memory)' : ''}. Signature: <code>${escapeHtml(deadlock.signature)}</code>.</p>`,
+    `<p>Threads ${threadButtons(deadlock.threads)} wait for each other. Evidence: ${evidenceBadge(evidenceLabel(deadlock))}` +
+      `${deadlock.evidence === 'inferred' ? (evidenceLabel(deadlock) === 'inferred' ? ' (from frame rules; no owner was read from memory)' : ' (holds read from the code the frames point at; no owner was read from memory)') : ''}. Signature: <code>${escapeHtml(deadlock.signature)}</code>.</p>`,
   );
   out.push('<table class="rows"><thead><tr><th>Thread</th><th>waits for</th><th>held by</th><th>evidence</th><th>where it waits</th></tr></thead><tbody>');
   for (const row of deadlockRows(analysis, deadlock)) {
@@ -356,8 +363,9 @@ function deadlockSection(analysis: Analysis, deadlock: Deadlock, number: number 
     const heldBy = row.hold
       ? `${threadButton(row.holder)} ${escapeHtml(row.hold.description)}`
       : `${threadButton(row.holder)}${row.wait.viaState ? ` (${escapeHtml(row.wait.viaState)})` : ''}`;
-    const evidence =
-      row.hold && row.hold.evidence !== row.wait.evidence
+    const evidence = row.hold?.basis === 'source'
+      ? `wait ${evidenceBadge(row.wait.evidence)}, hold ${evidenceBadge(stepEvidence(row.wait, row.hold))}`
+      : row.hold && row.hold.evidence !== row.wait.evidence
         ? `wait ${evidenceBadge(row.wait.evidence)}, hold ${evidenceBadge(row.hold.evidence)}`
         : evidenceBadge(row.hold?.evidence === 'inferred' ? 'inferred' : row.wait.evidence);
     // Where the waiter waits: its first frame outside lock and runtime libraries, not the rule's site (`___pthread_mutex_lock`).

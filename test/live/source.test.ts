@@ -1,0 +1,158 @@
+/**
+ * `--source DIR` on real programs (fixtures/programs), built and run here, their threads captured
+ * with gdb as a user would (`thread apply all bt`): the text alone cannot say who holds the
+ * mutexes (hang); with the programs' source the locks each function took before its line close
+ * the exact cycle (deadlock, evidence inferred, basis source). Healthy programs stay ok. An edited
+ * copy of a program's source (a line moved) is detected: the text-only verdict plus a note.
+ * The captured dumps (fixtures/live) are checked the same way where gdb cannot attach.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { JsonReport, JsonThreadRef } from '../../src/report/json.js';
+import { runWaitgraph } from '../helpers/run-cli.js';
+import { runWaitgraphAsync } from './cli.js';
+import { captureBacktraces, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, PROGRAMS_DIR, startProgram, type Started } from './harness.js';
+import { PROGRAMS, type ProgramSpec } from './programs.js';
+
+const skipReason = await liveSkipReason();
+/** The programs whose every hold the code shows: the source closes their cycle. */
+const FROM_SOURCE = ['abba', 'cxx-lock-guard-abba', 'join-holds-mutex', 'abc-cycle'];
+const HEALTHY = PROGRAMS.filter((p) => p.expect === 'healthy' && p.language !== 'python');
+
+/** Runs `fn` with a started program, killed afterwards; READY may be slow on a loaded machine. */
+async function withProgram<T>(name: string, fn: (p: Started) => Promise<T>): Promise<T> {
+  const program = await startProgram(name, { readyTimeoutMs: 90_000 });
+  try {
+    return await fn(program);
+  } finally {
+    await program.kill();
+  }
+}
+
+const spec = (name: string): ProgramSpec => PROGRAMS.find((p) => p.name === name) as ProgramSpec;
+const names = (report: JsonReport, ids: JsonThreadRef[]): string[] => ids.map((id) => report.threads.find((t) => t.id === id)?.name ?? `?${id}`).sort();
+
+/** The JSON report of a dump, with and without --source. */
+function reportOf(dump: string, args: string[]): { code: number; report: JsonReport; stderr: string } {
+  const r = runWaitgraph(['-', '--format', 'json', ...args], { input: dump });
+  return { code: r.code, report: JSON.parse(r.stdout) as JsonReport, stderr: r.stderr };
+}
+
+/** What a deadlock program must show: hang from the text, the exact cycle from text + --source, holds from the source. */
+function assertSourceClosesCycle(name: string, dump: string, sourceDir: string): void {
+  const plain = reportOf(dump, []);
+  assert.equal(plain.report.verdict, 'hang', `${name}: the text alone gives hang`);
+  const read = reportOf(dump, ['--source', sourceDir]);
+  assert.equal(read.stderr, '');
+  assert.equal(read.code, 1);
+  assert.equal(read.report.verdict, 'deadlock', `${name}: with --source: ${JSON.stringify(read.report.notes)}`);
+  assert.equal(read.report.deadlocks.length, 1);
+  const d = read.report.deadlocks[0]!;
+  assert.deepEqual(names(read.report, d.threads), [...spec(name).cycle].sort(), 'exactly the cycle threads');
+  assert.equal(d.evidence, 'inferred');
+  const sourceHolds = read.report.edges.filter((e) => e.kind === 'holds' && e.basis === 'source');
+  assert.ok(sourceHolds.length >= 1, 'hold edges from the source');
+  for (const e of sourceHolds) {
+    assert.equal(e.evidence, 'inferred');
+    assert.equal(e.rule, 'source');
+    assert.match(e.description, /^holds `[\w:>-]+` since [\w.-]+:\d+: `[^`]+`$/, 'names the lock, its file:line and the line');
+    assert.ok(e.site?.code !== undefined && e.site.line !== null, 'the acquisition site with its code');
+  }
+  for (const step of d.cycle) assert.ok(step.text.length > 0);
+  // The text report says it: evidence inferred (source), and each hold's line.
+  // Words as the report wraps them at 100 columns, joined back.
+  const text = runWaitgraph(['-', '--source', sourceDir], { input: dump }).stdout.replace(/\s+/g, ' ');
+  assert.match(text, /Cycle \(evidence: inferred \(source\);/);
+  assert.match(text, /\[inferred \(source\)\]/);
+  for (const e of sourceHolds) assert.ok(text.includes(e.description), `text shows: ${e.description}`);
+  // Where each cycle thread waits, with the code at that line.
+  for (const t of read.report.threads.filter((t) => d.threads.includes(t.id))) assert.ok(t.acquireSite?.code !== undefined, `${t.name}: acquire site code`);
+}
+
+describe('--source on the captured dumps of the programs (no gdb needed)', () => {
+  for (const name of FROM_SOURCE) {
+    test(`fixtures/live/${name}.txt: hang from the text; the exact cycle from text + --source fixtures/programs, evidence inferred (source)`, () => {
+      assertSourceClosesCycle(name, readFileSync(join(LIVE_FIXTURES, `${name}.txt`), 'utf8'), PROGRAMS_DIR);
+    });
+  }
+  for (const p of HEALTHY) {
+    test(`fixtures/live/${p.name}.txt stays ok with --source`, () => {
+      for (const variant of ['txt', 'nodebug.txt']) {
+        const r = reportOf(readFileSync(join(LIVE_FIXTURES, `${p.name}.${variant}`), 'utf8'), ['--source', PROGRAMS_DIR]);
+        assert.equal(r.report.verdict, 'ok', `${variant}: ${JSON.stringify(r.report.notes)}`);
+        assert.equal(r.code, 0);
+      }
+    });
+  }
+
+  test('an edited copy of abba.c (a line moved) is detected: the text-only verdict plus a note', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'waitgraph-edited-'));
+    try {
+      cpSync(PROGRAMS_DIR, dir, { recursive: true });
+      const original = readFileSync(join(dir, 'abba.c'), 'utf8');
+      writeFileSync(join(dir, 'abba.c'), original.replace('static pthread_mutex_t lock_a', '/* a comment added since the build */\nstatic pthread_mutex_t lock_a'));
+      const dump = readFileSync(join(LIVE_FIXTURES, 'abba.txt'), 'utf8');
+      const plain = reportOf(dump, []);
+      const read = reportOf(dump, ['--source', dir]);
+      assert.equal(read.report.verdict, 'hang', 'the text-only verdict');
+      assert.deepEqual(read.report.hung, plain.report.hung);
+      assert.equal(read.report.edges.filter((e) => e.basis === 'source').length, 0, 'no line of the edited file is used');
+      assert.ok(read.report.notes.some((n) => /^--source: abba\.c does not match the dump \(an edited checkout\?\): line \d+ of \w+ reads `[^`]+`, which does not call pthread_\w+ \(the frame below it\)\. None of its lines are used\.$/.test(n)), read.report.notes.join('\n'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('without --source the report is byte-identical to before; a missing folder is one line, exit 2', () => {
+    const dump = readFileSync(join(LIVE_FIXTURES, 'abba.txt'), 'utf8');
+    const missing = runWaitgraph(['-', '--source', 'no/such/dir'], { input: dump });
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stdout, '');
+    assert.equal(missing.stderr, 'waitgraph: --source no/such/dir: no such folder\n');
+    // A folder whose files no frame names changes nothing but the grammar load: same report, byte for byte.
+    const empty = mkdtempSync(join(tmpdir(), 'waitgraph-empty-'));
+    try {
+      for (const format of ['text', 'json', 'markdown', 'dot', 'sarif']) {
+        assert.equal(runWaitgraph(['-', '--format', format, '--source', empty], { input: dump }).stdout, runWaitgraph(['-', '--format', format], { input: dump }).stdout, format);
+      }
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('--source on the real programs, captured live', { concurrency: 2 }, () => {
+  for (const name of FROM_SOURCE) {
+    test(`${name}: captured with gdb now, hang from the text, the exact cycle with --source`, { skip: skipReason ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+      await withProgram(name, async (p) => {
+        assertSourceClosesCycle(name, await captureBacktraces(p.pid), PROGRAMS_DIR);
+      });
+    });
+  }
+  for (const p of HEALTHY) {
+    test(`${p.name}: ok with --source`, { skip: skipReason ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+      await withProgram(p.name, async (run) => {
+        const r = reportOf(await captureBacktraces(run.pid), ['--source', PROGRAMS_DIR]);
+        assert.equal(r.report.verdict, 'ok', JSON.stringify(r.report.notes));
+      });
+    });
+  }
+  test('attach --source: gdb proves the cycle and the report shows the source lines', { skip: skipReason ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+    await withProgram('abba', async (p) => {
+      const r = await runWaitgraphAsync(['attach', String(p.pid), '--source', PROGRAMS_DIR]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stdout, /Cycle \(evidence: proven;/);
+      assert.match(r.stdout, /at take_a_then_b at abba\.c:17: pthread_mutex_lock\(&lock_b\);/);
+      const missing = await runWaitgraphAsync(['attach', String(p.pid), '--source', 'no/such/dir']);
+      assert.equal(missing.code, 2);
+      assert.equal(missing.stderr, 'waitgraph: --source no/such/dir: no such folder\n');
+    });
+  });
+});
+
+after(() => {
+  assert.deepEqual(livePids(), [], 'every started program was killed');
+});
