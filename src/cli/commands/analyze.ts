@@ -17,6 +17,9 @@ import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../model/text-hygiene.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
 import { checkWritable, writeOutputFile } from '../output-file.js';
+import { addRedactOption, readInputText, redactLevel } from '../redact-option.js';
+import { analyzeText } from '../../analyze/index.js';
+import { redactText } from '../../analyze/redact/index.js';
 
 interface AnalyzeFlags extends RuleFlags {
   format: Format;
@@ -26,6 +29,8 @@ interface AnalyzeFlags extends RuleFlags {
   group?: GroupMode;
   /** --gdb-commands FILE: the report's questions for gdb, as a command file. */
   gdbCommands?: string;
+  /** --redact [all]: analyse the redacted dump (analyze/redact/); a value other than `all` is a file. */
+  redact?: string | boolean;
 }
 
 /**
@@ -46,8 +51,10 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .addOption(new Option('--group <mode>', 'print the stacks, threads with alike stacks once: exact frames or the same functions').choices(GROUP_MODES))
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
-    .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again")
-    .action(async (files: string[], flags: AnalyzeFlags) => {
+    .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again");
+  addRedactOption(command)
+    .action(async (given: string[], flags: AnalyzeFlags) => {
+      const { level, files } = redactLevel(flags.redact, given);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
         if (inputs.length > 1) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
@@ -56,12 +63,19 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       const rules = await rulesFromFlags(flags, io);
       const results: Array<{ file: string; analysis: Analysis }> = [];
       for (const file of inputs) {
-        const analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: needsFrames(flags) });
-        if (analysis.stats.backtraces === 0) {
-          const shown = file === '-' ? 'standard input' : file;
-          throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
+        let analysis: Analysis;
+        let shown = file;
+        if (level === null) analysis = await analyzeStream(readInputChunks(file, io), { rules, keepFrames: needsFrames(flags) });
+        else {
+          // Every report is made from the redacted text, so no format can show what it hides.
+          const redacted = redactText(await readInputText(file, io), { level, rules });
+          analysis = analyzeText(redacted.text, { rules, keepFrames: needsFrames(flags) });
+          if (file !== '-') shown = redacted.label(file);
         }
-        results.push({ file, analysis });
+        if (analysis.stats.backtraces === 0) {
+          throw new InputError(`no gdb backtrace found in ${shown === '-' ? 'standard input' : shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
+        }
+        results.push({ file: shown, analysis });
       }
       if (flags.gdbCommands !== undefined) {
         const only = results[0] as (typeof results)[number];
