@@ -156,6 +156,7 @@ class Redactor {
     private readonly level: RedactLevel,
     private readonly vocabulary: RuntimeVocabulary,
     private readonly roles: LineRoles,
+    bodies: readonly string[],
   ) {
     this.people = wordsPattern([...found.hosts, ...found.users]);
     this.homeIndex = new Map(found.homes.map((u) => [u, u]));
@@ -163,7 +164,18 @@ class Redactor {
     for (const u of found.homes) this.ph.person('home', u);
     for (const u of found.users) this.ph.person('user', u);
     for (const h of found.hosts) this.ph.person('host', h);
-    if (level === 'all') for (const list of roles.frames.values()) for (const f of list) if (!vocabulary.frameIsRuntime(f)) this.hiddenFunctions.add(f.function);
+    if (level === 'all') {
+      for (const list of roles.frames.values()) for (const f of list) if (!vocabulary.frameIsRuntime(f)) this.hiddenFunctions.add(f.function);
+      // Functions only pointed at (`__f=@0x…: 0x… <audit()>`, C++ prints a function's symbol with its `()`).
+      const symbols = symbolPattern();
+      for (const body of bodies) {
+        if (!body.includes('()>')) continue;
+        for (let m = symbols.exec(body); m !== null; m = symbols.exec(body)) {
+          const name = (m[1] as string).replace(/\(\)$/, '');
+          if (name !== m[1] && !vocabulary.nameIsRuntime(name)) this.hiddenFunctions.add(name);
+        }
+      }
+    }
   }
 
   line(body: string, lineNo: number): string {
@@ -320,7 +332,7 @@ function rewrap(text: string, lines: number): string[] {
 export function redactText(text: string, options: RedactOptions): Redacted {
   const { bodies, ends } = physicalLines(text);
   const dump = parseDump(text);
-  const redactor = new Redactor(discover(bodies), options.level, runtimeVocabulary(options.rules), rolesOf(dump));
+  const redactor = new Redactor(discover(bodies), options.level, runtimeVocabulary(options.rules), rolesOf(dump), bodies);
   const out = bodies.map((body, i) => redactor.line(body, i + 1));
   for (const group of hardWrapped(dump, bodies)) {
     const cut = rewrap(group.map((l) => out[l]).join(''), group.length);

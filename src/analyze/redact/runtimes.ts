@@ -119,6 +119,8 @@ function ruleConditions(rules: LoadedRules): FrameCondition[] {
 export interface RuntimeVocabulary {
   /** True when the frame's names are a known runtime's (or the frame has no name to hide). */
   frameIsRuntime(frame: Frame): boolean;
+  /** True when a function name alone is a runtime's (a function pointer's `<std::terminate()>`). */
+  nameIsRuntime(name: string): boolean;
   /** True when a file or library path is a runtime's (`./nptl/pthread_mutex_lock.c`, `/lib/…/libc.so.6`) or a rule tests it. */
   pathIsRuntime(path: string): boolean;
 }
@@ -140,6 +142,10 @@ export function runtimeVocabulary(rules: LoadedRules): RuntimeVocabulary {
         memo.set(key, known);
       }
       return known;
+    },
+    nameIsRuntime(name) {
+      const n = normalizeFunctionName(name);
+      return table(n, null, null) || byRules(n, null, null);
     },
     pathIsRuntime(path) {
       return table.where(path) || conditions.some((c) => (c.file !== undefined && c.file(path)) || (c.library !== undefined && c.library(path)));

@@ -86,3 +86,25 @@ test('bad input: one line, exit 2', () => {
     assert.equal(r.stdout, '');
   }
 });
+
+test('the README\'s redact example is what `waitgraph redact --all` prints for fixtures/redact/private.txt', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { FIXTURES, ROOT } = await import('../../helpers/paths.js');
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Sharing a dump in public'), readme.indexOf('## `waitgraph check`'));
+  const fixture = join(FIXTURES, 'redact', 'private.txt');
+  const original = readFileSync(fixture, 'utf8').split('\n');
+  const all = runWaitgraph(['redact', '--all', fixture]);
+  const basic = runWaitgraph(['redact', fixture]);
+  const console = /```console\n\$ waitgraph redact --all fixtures\/redact\/private\.txt > public\.txt\n(.*)\n```/.exec(section);
+  assert.ok(console, 'the console block');
+  assert.equal(`${console[1]}\n`, all.stderr);
+  const diff = /```diff\n([\s\S]*?)```/.exec(section)?.[1]?.trim().split('\n') ?? [];
+  assert.ok(diff.length >= 6);
+  for (const line of diff) {
+    if (line.startsWith('-')) assert.ok(original.includes(line.slice(1)), `not a line of the fixture: ${line}`);
+    else assert.ok(all.stdout.split('\n').includes(line.slice(1)), `not a line of the redacted dump: ${line}`);
+  }
+  assert.match(basic.stdout, /in sync_customers \(db=0x561c68e012a0 <str#1>\) at <home>\/vault\/src\/sync\.c:41\n/);
+  for (const text of [all.stdout, basic.stdout]) assert.match(runWaitgraph(['-'], { input: text }).stdout, /^Deadlock: pthread mutex cycle \(threads 2, 3\)\n/);
+});
