@@ -87,16 +87,16 @@ test('bad input: one line, exit 2', () => {
   }
 });
 
-test('the README\'s redact example is what `waitgraph redact --all` prints for fixtures/redact/private.txt', async () => {
+test('the README\'s redact example is what `waitgraph redact --all` prints for fixtures/redact/private.bt', async () => {
   const { readFileSync } = await import('node:fs');
   const { FIXTURES, ROOT } = await import('../../helpers/paths.js');
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Sharing a dump in public'), readme.indexOf('## `waitgraph check`'));
-  const fixture = join(FIXTURES, 'redact', 'private.txt');
+  const fixture = join(FIXTURES, 'redact', 'private.bt');
   const original = readFileSync(fixture, 'utf8').split('\n');
   const all = runWaitgraph(['redact', '--all', fixture]);
   const basic = runWaitgraph(['redact', fixture]);
-  const console = /```console\n\$ waitgraph redact --all fixtures\/redact\/private\.txt > public\.txt\n(.*)\n```/.exec(section);
+  const console = /```console\n\$ waitgraph redact --all fixtures\/redact\/private\.bt > public\.txt\n(.*)\n```/.exec(section);
   assert.ok(console, 'the console block');
   assert.equal(`${console[1]}\n`, all.stderr);
   const diff = /```diff\n([\s\S]*?)```/.exec(section)?.[1]?.trim().split('\n') ?? [];
