@@ -12,7 +12,7 @@ import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
-import { readInputChunks } from '../read-input.js';
+import { readInputChunks, refuseSilentTerminal } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../model/text-hygiene.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
@@ -55,6 +55,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
   addRedactOption(command)
     .action(async (given: string[], flags: AnalyzeFlags) => {
       const { level, files } = redactLevel(flags.redact, given);
+      refuseSilentTerminal(files.length > 0, io);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
         if (inputs.length > 1) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');

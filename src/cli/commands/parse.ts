@@ -13,7 +13,7 @@ import { visible } from '../../model/text-hygiene.js';
 import type { Dump } from '../../model/dump.js';
 import { addRedactOption, asChunks, readInputText, redactLevel } from '../redact-option.js';
 import { escapeJsonInvisibles } from '../../model/text-hygiene.js';
-import { readInputChunks } from '../read-input.js';
+import { readInputChunks, refuseSilentTerminal } from '../read-input.js';
 
 export function registerParse(program: Command, io: CliIO, sink: { code: number }): void {
   const command = program
@@ -24,6 +24,7 @@ export function registerParse(program: Command, io: CliIO, sink: { code: number 
       const { level, files } = redactLevel(flags.redact, given === undefined ? [] : [given]);
       if (files.length > 1) throw new UsageError(`parse reads one dump (got ${files.map((f) => visible(f, { oneLine: true })).join(', ')})`);
       const file = files[0];
+      refuseSilentTerminal(file !== undefined, io);
       let dump: Dump;
       let shown = file;
       if (level === null) dump = await parseDumpStream(readInputChunks(file, io));

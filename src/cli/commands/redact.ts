@@ -12,6 +12,7 @@ import { InputError } from '../../errors.js';
 import { redactText, type RedactCounts } from '../../analyze/redact/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
 import { readInputText } from '../redact-option.js';
+import { refuseSilentTerminal } from '../read-input.js';
 
 interface RedactFlags extends RuleFlags {
   all?: boolean;
@@ -40,6 +41,7 @@ export function registerRedact(program: Command, io: CliIO, sink: ExitSink): voi
     .argument('[file]', 'a file holding gdb output, or - for standard input (the default)')
     .option('--all', 'also replace the function, file and library names of your own code (frames outside the known runtimes)');
   addRuleOptions(command).action(async (file: string | undefined, flags: RedactFlags) => {
+    refuseSilentTerminal(file !== undefined, io);
     const rules = await rulesFromFlags(flags, io);
     const redacted = redactText(await readInputText(file, io), { level: flags.all ? 'all' : 'basic', rules });
     if (redacted.backtraces === 0) {
