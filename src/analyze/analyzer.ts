@@ -190,6 +190,12 @@ function finishAnalysis(
   // Threads known only from an `info threads` row: their one frame names no holder (partial.ts).
   const rowsOnly = new Set<string>();
   for (const w of works) if (w.primary.infoThreadsRow && w.merged.length === 0) rowsOnly.add(w.key);
+  const unnamed = new Set<string>();
+  for (const w of works) {
+    if (!waitsOnlyInUnnamedFrames(w)) continue;
+    unnamed.add(w.key);
+    w.analysis.stateText = `is in libc code gdb could not name (no debug info), called from ${w.primary.acquireSite?.function ?? 'the program'}: a wait, or an unlock`;
+  }
   const partial = findPartial(dump, threads);
   const process = processShape(threads, known);
   if (known?.ownerStatus) for (const a of absent) if (a.holder.lwp !== undefined && known.ownerStatus.has(a.holder.lwp)) a.status = known.ownerStatus.get(a.holder.lwp);
@@ -202,9 +208,10 @@ function finishAnalysis(
     shape: process,
     crashed: crash?.thread ?? null,
     rowsOnly,
+    unnamed,
     deadlocksWith: (extra) => buildDeadlocks({ rules, edges: [...edges, ...extra], waits, threads, acquireNames, allOfLabels }),
   });
-  const unresolved: UnresolvedWait[] = unresolvedWaits(edges, waits, threads);
+  const unresolved: UnresolvedWait[] = unresolvedWaits(edges, waits, threads, new Set(absent.map((a) => `res:${a.resource}`)));
   for (const e of decision.extraEdges) {
     edges.push(e);
     const w = byKey.get(e.to.slice('thread:'.length));
@@ -242,6 +249,21 @@ function finishAnalysis(
 }
 
 type ThreadGroup = ReturnType<typeof groupThreads>['threads'][number];
+
+/**
+ * A thread no rule explains whose wait primitives are all `?? ()` frames (libc without debug info)
+ * right above the program's code, e.g. `#0 ?? () from libc.so.6`, `#1 ?? () from libc.so.6`,
+ * `#2 main () at abba.c:42`: a pthread_join, or a pthread_mutex_unlock waking a waiter, which the
+ * text cannot tell apart.
+ */
+function waitsOnlyInUnnamedFrames(w: ThreadWork): boolean {
+  if (w.stateRule !== null || w.analysis.blocked !== true || w.merged.length > 0) return false;
+  const site = w.primary.acquireSite;
+  const top = w.primary.top;
+  if (site === null || site.backtrace !== w.primary.index || top.length === 0 || (top[top.length - 1] as { level: number }).level < site.level) return false;
+  for (const frame of top) if (frame.level < site.level && frame.name !== '??') return false;
+  return true;
+}
 
 /**
  * One thread's settled rules, state and analysis record (runs once per thread: plain loops, no

@@ -150,7 +150,7 @@ export function threadName(t: ThreadAnalysis | undefined, key: ThreadKey): strin
  * with no time limit of a thread that is not an idle pool thread, with the gdb command that would
  * settle who holds it. Live mode asks these (owner-queries.ts); reports print them.
  */
-export function unresolvedWaits(edges: Edge[], waits: WaitInfo[], threads: ThreadAnalysis[]): UnresolvedWait[] {
+export function unresolvedWaits(edges: Edge[], waits: WaitInfo[], threads: ThreadAnalysis[], ownerGone: ReadonlySet<string> = new Set()): UnresolvedWait[] {
   const byKey = new Map<ThreadKey, ThreadAnalysis>();
   for (const t of threads) byKey.set(t.key, t);
   const held = new Set<string>();
@@ -160,7 +160,8 @@ export function unresolvedWaits(edges: Edge[], waits: WaitInfo[], threads: Threa
     const e = w.edge;
     const key = nodeKey(e.from);
     const thread = byKey.get(key);
-    if (!thread || thread.idle || e.timed || !w.lockLike || held.has(e.to)) continue;
+    // A wait whose owner is known to be gone is settled (the verdict says so), not open.
+    if (!thread || thread.idle || e.timed || !w.lockLike || held.has(e.to) || ownerGone.has(e.to)) continue;
     unresolved.push({
       thread: key,
       resource: nodeKey(e.to),

@@ -16,8 +16,11 @@
  */
 import type { ThreadKey } from '../model/analysis.js';
 
-/** Why a thread can go on by itself. */
-export type RootKind = 'running' | 'timed' | 'outside';
+/**
+ * Why a thread can go on by itself. `unnamed`: it is in libc code gdb cannot name (no debug info),
+ * which may be a wait or may be running (an unlock waking a waiter has no exported name either).
+ */
+export type RootKind = 'running' | 'timed' | 'outside' | 'unnamed';
 
 /** What a blocked thread needs to go on; it can go on when any one of its needs can be met. */
 export type Need =
@@ -37,6 +40,8 @@ export interface ProgressThread {
   blocked: boolean;
   timed: boolean;
   outside: boolean;
+  /** Blocked only as far as frames gdb could not name show (`?? ()` in libc), and not known to be stuck. */
+  unnamed?: boolean;
   /** What it waits for; a blocked thread with none waits for something no rule names (`any`). */
   needs: Need[];
 }
@@ -54,6 +59,7 @@ export function rootKind(t: ProgressThread): RootKind | null {
   if (!t.blocked) return 'running';
   if (t.timed) return 'timed';
   if (t.outside) return 'outside';
+  if (t.unnamed === true) return 'unnamed';
   return null;
 }
 

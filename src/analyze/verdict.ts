@@ -51,6 +51,11 @@ export interface VerdictInput {
   crashed: ThreadKey | null;
   /** Threads known only from an `info threads` row (partial.ts): one frame, no holder; they are not known to be stuck. */
   rowsOnly?: ReadonlySet<ThreadKey>;
+  /**
+   * Threads whose wait shows only as frames gdb could not name (`?? ()` in libc, which has no debug
+   * info) above the program's code: a pthread_join, or an unlock waking a waiter, look the same.
+   */
+  unnamed?: ReadonlySet<ThreadKey>;
   /** The deadlocks of the wait-for graph with these hold edges added (for a forced candidate cycle). */
   deadlocksWith: (extraHolds: Edge[]) => Deadlock[];
 }
@@ -83,7 +88,15 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   // crash verdict says so), so it counts as a thread that can go on.
   // A thread seen only in an `info threads` row may be anywhere beyond that frame: not known to be stuck either.
   const notStuck = (key: ThreadKey): boolean => key === input.crashed || input.rowsOnly?.has(key) === true;
-  const progress = computeProgress(input.threads.map((t) => (notStuck(t.key) ? { ...progressThread(t, []), blocked: false } : progressThread(t, needs.get(t.key) ?? []))));
+  const progressWith = (mayRun: ReadonlySet<ThreadKey>) =>
+    computeProgress(
+      input.threads.map((t) => (notStuck(t.key) ? { ...progressThread(t, []), blocked: false } : { ...progressThread(t, needs.get(t.key) ?? []), unnamed: mayRun.has(t.key) })),
+    );
+  let progress = progressWith(unnamedReleasers(input, needs));
+  // A stall that only unnamed frames show is not shown: every stuck thread may as well be running
+  // in libc (two threads trading a mutex, caught in its unlock path, look like this).
+  const unnamed = input.unnamed ?? new Set<ThreadKey>();
+  if (progress.stuck.length > 0 && progress.stuck.every((key) => unnamed.has(key))) progress = progressWith(unnamed);
   const stuck = new Set(progress.stuck);
   const none = { deadlocks: [] as Deadlock[], extraEdges: [] as Edge[], hung: [] as ThreadKey[], hangBlockedBehind: [] as ThreadKey[], hangReasons: [], candidateCycles: [] as CandidateCycle[], notes: [] as string[] };
 
@@ -130,7 +143,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
     const key = nodeKey(w.edge.from);
     const g = gone.get(w.edge.to);
     if (g === undefined || !stuck.has(key) || w.edge.timed) continue;
-    goneWaits.push({ thread: key, text: `${w.edge.description}, whose owner, ${g.owner}, ${g.why}` });
+    goneWaits.push({ thread: key, text: `${w.edge.description}; its owner, ${g.owner}, ${g.why}` });
   }
   if (goneWaits.length > 0) {
     goneWaits.sort((a, b) => compareThreadKeys(a.thread, b.thread));
@@ -311,6 +324,32 @@ function progressThread(t: ThreadAnalysis, needs: Need[]): ProgressThread {
   return { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
 }
 
+/**
+ * Unnamed threads (frames gdb could not name above the program's code) that may be the holder of a
+ * lock another thread waits for in the same function, on its way out: the code that waits for a
+ * lock at one line releases it a few lines on, and glibc's unlock path (__pthread_mutex_unlock_usercnt,
+ * __lll_lock_wake) has no exported name, so without libc's debug info a thread releasing the lock
+ * shows only `?? ()` frames there. Such a thread may be running, so it is not known to be stuck.
+ */
+function unnamedReleasers(input: VerdictInput, needs: Map<ThreadKey, Need[]>): Set<ThreadKey> {
+  const mayRun = new Set<ThreadKey>();
+  if (input.unnamed === undefined || input.unnamed.size === 0) return mayRun;
+  const lockWaitersIn = new Map<string, ThreadKey[]>();
+  for (const t of input.threads) {
+    const where = t.acquireSite?.function;
+    if (where === undefined || input.unnamed.has(t.key)) continue;
+    if (!(needs.get(t.key) ?? []).some((n) => n.kind === 'lock' && n.holders.length === 0 && !n.gone)) continue;
+    const list = lockWaitersIn.get(where);
+    if (list) list.push(t.key);
+    else lockWaitersIn.set(where, [t.key]);
+  }
+  for (const t of input.threads) {
+    const where = t.acquireSite?.function;
+    if (where !== undefined && input.unnamed.has(t.key) && lockWaitersIn.has(where)) mayRun.add(t.key);
+  }
+  return mayRun;
+}
+
 /** A stuck thread that is not only waiting on other threads it knows (a lock with a holder, an all-of wait). */
 function isRootOfStall(needs: Need[]): boolean {
   return needs.length === 0 || needs.some((n) => n.kind === 'any' || (n.kind === 'lock' && n.holders.length === 0));
@@ -340,6 +379,7 @@ const ROOT_TEXT: Record<RootKind, [string, string]> = {
   running: ['runs', 'run'],
   timed: ['sleeps or waits with a time limit', 'sleep or wait with a time limit'],
   outside: ['waits on the outside world (I/O, a signal, a child process)', 'wait on the outside world (I/O, a signal, a child process)'],
+  unnamed: ['is in libc code gdb could not name (no debug info), which may be an unlock as well as a wait', 'are in libc code gdb could not name (no debug info), which may be an unlock as well as a wait'],
 };
 
 function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: RootKind }>, needs: Map<ThreadKey, Need[]>): VerdictReason {
@@ -352,13 +392,16 @@ function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: Root
     else byKind.set(r.kind, [r.key]);
   }
   const parts: string[] = [];
-  for (const kind of ['running', 'timed', 'outside'] as const) {
+  for (const kind of ['running', 'timed', 'outside', 'unnamed'] as const) {
     const keys = byKind.get(kind);
     if (keys) parts.push(`${listThreads(keys)} ${ROOT_TEXT[kind][keys.length === 1 ? 0 : 1]}`);
   }
   const rootKeys = roots.map((r) => r.key).sort(compareThreadKeys);
   const everyBlocked = blocked.length === input.threads.length;
-  let text = everyBlocked
+  const unnamed = byKind.has('unnamed');
+  let text = unnamed
+    ? `${blocked.length === 1 ? `${capitalise(listThreads([blocked[0]!.key]))} seems` : `${everyBlocked ? 'Every thread seems' : `${blocked.length} threads seem`}`} blocked, but ${joinAnd(parts)}, so the text does not show a wait that cannot end. Capture again with libc's debug symbols (libc6-dbg, glibc-debuginfo or debuginfod) to tell.`
+    : everyBlocked
     ? `Every thread is blocked, but ${joinAnd(parts)}: the process is idle, not hung, and every wait can still end.`
     : `${blocked.length === 1 ? `${capitalise(listThreads([blocked[0]!.key]))} is` : `${blocked.length} threads are`} blocked, but ${joinAnd(parts)}, so every wait can still end.`;
   const contended = blocked.filter((t) => (needs.get(t.key) ?? []).some((n) => n.kind === 'lock' && n.holders.length === 0 && !n.gone && !n.namedHolder)).map((t) => t.key);
@@ -373,15 +416,15 @@ function describeGone(a: AbsentOwner, shape: ProcessShape): Gone {
   const owner = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
   const status = a.status;
   if (status?.exists === true && (shape.pid === null || status.tgid !== shape.pid)) {
-    return { owner, why: `is a thread of another process (/proc says its thread group is ${status.tgid}): the lock was held when this process was forked from it, or it is a process-shared lock that process holds` };
+    return { owner, why: `is a thread of another process (/proc says its thread group is ${status.tgid}): the lock was held when this process was forked from it and came across fork() held, or it is a process-shared lock that process holds` };
   }
   if (h.lwp !== undefined && shape.pid !== null && h.lwp < shape.pid) {
     return {
       owner,
       why:
-        `is no thread of this process: its LWP is lower than the process id (${shape.pid}), so it cannot be a thread started since; ` +
-        `the lock was held when the process was forked, by a thread of the parent, and it came across fork() locked` +
-        `${status?.exists === false ? ' (/proc confirms that no such thread exists now)' : ' (or it is a process-shared lock held by another process)'}`,
+        `is not a thread of this process but older than it (its LWP is lower than the process id, ${shape.pid}): ` +
+        `a thread of the parent held the lock when the process was forked, and the lock came across fork() held` +
+        `${status?.exists === false ? ' (/proc confirms that no such thread exists now)' : ' (or it is a process-shared lock another process holds)'}`,
     };
   }
   if (status?.exists === false) return { owner, why: 'is no longer a thread of any process (/proc has no such thread): it exited while holding it' };

@@ -195,7 +195,7 @@ export function verdictLine(analysis: Analysis): string {
       const who = `${one ? 'thread' : 'threads'} ${threadList(analysis.hung)}`;
       switch (analysis.verdictReasons?.[0]?.kind) {
         case 'owner-gone':
-          return `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is no longer in the process`;
+          return `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is not in the process`;
         case 'all-blocked':
           return `Hang: every thread is blocked with no time limit; ${who} ${one ? 'waits' : 'wait'} for what no thread left can release`;
         case 'no-releaser':

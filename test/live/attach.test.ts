@@ -1,8 +1,11 @@
 /**
  * Real programs that really deadlock, diagnosed three ways: `waitgraph attach PID` (gdb asked for
  * lock owners: proven cycles), the plain `thread apply all bt` text (the best the text allows,
- * never `ok`), and the same text with libc's debug symbols hidden (still never `ok`). Healthy
- * programs must be `ok` in every mode. Every started program is killed in a `finally`; the last
+ * never `ok`), and the same text with libc's debug symbols hidden (still never `ok`). Programs that
+ * hang with no cycle (a pure-Python ABBA, a mutex whose owner exited, a lock held across fork())
+ * must be `hang` for the right reason in every mode, the owner ones from the owner loop's
+ * transcript. Healthy programs (an idle accept() server, a pipe reader, threads trading a mutex, a
+ * condition variable fed by a sleeping producer, …) must be `ok` in every mode. Every started program is killed in a `finally`; the last
  * test checks none is left.
  */
 import { after, describe, test } from 'node:test';
@@ -14,7 +17,9 @@ import type { Analysis } from '../../src/model/analysis.js';
 import type { JsonReport, JsonThreadRef } from '../../src/report/json.js';
 import { PROGRAMS, type ProgramSpec } from './programs.js';
 import { join } from 'node:path';
-import { captureBacktraces, hasPython, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, traceState, withProgram } from './harness.js';
+import { captureProgram, hasPython, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, traceState, withProgram } from './harness.js';
+import { sidecarFor } from './capture.js';
+import { runWaitgraph } from '../helpers/run-cli.js';
 import { runWaitgraphAsync } from './cli.js';
 
 const skipReason = await liveSkipReason();
@@ -45,13 +50,31 @@ function stuckNames(a: Analysis): string[] {
   return names(a, [...keys]);
 }
 
+/** Names of the threads a hang names as hung. */
+function hungNames(a: Analysis): string[] {
+  return names(a, a.hung);
+}
+
+/** What a hang program's report must say: the reason it rests on, the threads it names, and why. */
+function assertHang(spec: ProgramSpec, a: Analysis, label: string): void {
+  const hang = spec.hang!;
+  assert.equal(a.verdict, 'hang', `${label}: ${a.verdictReasons.map((r) => r.text).join(' ')}`);
+  assert.equal(a.verdictReasons[0]?.kind, hang.reason, `${label}: the hang rests on ${hang.reason}`);
+  for (const n of hang.hung) assert.ok(hungNames(a).includes(n), `${label}: ${n} named as hung (got ${hungNames(a).join(', ')})`);
+  const why = a.verdictReasons[0]?.text ?? '';
+  if (spec.attachTo === 'child') assert.match(why, /came across fork\(\) held/, `${label}: says the lock was inherited across fork()`);
+  else if (hang.reason === 'owner-gone') assert.match(why, /it exited while holding it/, `${label}: says the owner exited`);
+  assert.doesNotMatch(why + a.notes.join(' '), /contention, not a hang|can still end/, `${label}: nothing contradicts the verdict`);
+}
+
 describe('live: attach and text on real programs', { concurrency: 2 }, () => {
   for (const spec of PROGRAMS) {
-    test(`${spec.name}: attach ${spec.expect === 'deadlock' ? 'proves the cycle' : 'reports ok'}; text and no-debug text agree`, { skip: skipFor(spec), timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+    const what = spec.expect === 'deadlock' ? 'proves the cycle' : spec.expect === 'hang' ? `reports the hang (${spec.hang?.reason})` : 'reports ok';
+    test(`${spec.name}: attach ${what}; text and no-debug text agree`, { skip: skipFor(spec), timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
       await withProgram(spec.name, async (p) => {
         const live = await runWaitgraphAsync(['attach', String(p.pid), '--format', 'json']);
-        const text = await captureBacktraces(p.pid);
-        const bare = await captureBacktraces(p.pid, { hideLibcDebug: true });
+        const text = await captureProgram(spec, p.pid);
+        const bare = await captureProgram(spec, p.pid, { hideLibcDebug: true });
         assert.equal(live.stderr, '', 'attach printed nothing on stderr');
         // gdb detached: nobody traces the program and it is not left stopped.
         const after = traceState(p.pid);
@@ -63,8 +86,17 @@ describe('live: attach and text on real programs', { concurrency: 2 }, () => {
         if (spec.expect === 'healthy') {
           assert.equal(report.verdict, 'ok', `attach: ${JSON.stringify(report.hung)} ${JSON.stringify(report.deadlocks.map((d) => d.threads))}`);
           assert.equal(live.code, 0);
-          assert.equal(fromText.verdict, 'ok', 'text');
-          assert.equal(fromBare.verdict, 'ok', 'text without libc debug info');
+          assert.equal(fromText.verdict, 'ok', `text: ${fromText.verdictReasons.map((r) => r.text).join(' ')}\n${text}`);
+          assert.equal(fromBare.verdict, 'ok', `text without libc debug info: ${fromBare.verdictReasons.map((r) => r.text).join(' ')}\n${bare}`);
+          return;
+        }
+        if (spec.expect === 'hang') {
+          assert.equal(live.code, 1, 'exit 1: a hang was found');
+          assert.equal(report.verdict, 'hang');
+          assert.equal(report.verdictReasons[0]?.kind, spec.hang?.reason);
+          assert.deepEqual(report.deadlocks, [], 'no cycle is claimed');
+          assertHang(spec, fromText, 'text');
+          assertHang(spec, fromBare, 'text without libc debug info');
           return;
         }
         assert.equal(live.code, 1, 'exit 1: a deadlock was found');
@@ -93,11 +125,12 @@ describe('live: captured dumps (run where gdb cannot attach)', () => {
     for (const variant of ['txt', 'nodebug.txt']) {
       test(`fixtures/live/${spec.name}.${variant}`, () => {
         const a = textVerdict(readFileSync(join(LIVE_FIXTURES, `${spec.name}.${variant}`), 'utf8'));
-        if (spec.expect === 'healthy') {
-          assert.equal(a.verdict, 'ok');
+        assert.equal(a.verdict, spec.textVerdict, a.verdictReasons.map((r) => r.text).join(' '));
+        if (spec.expect === 'healthy') return;
+        if (spec.expect === 'hang') {
+          assertHang(spec, a, variant);
           return;
         }
-        assert.notEqual(a.verdict, 'ok');
         const stuck = stuckNames(a);
         if (variant === 'txt') {
           for (const n of spec.cycle) assert.ok(stuck.includes(n), `${n} named as stuck (got ${stuck.join(', ')})`);
@@ -109,6 +142,17 @@ describe('live: captured dumps (run where gdb cannot attach)', () => {
       });
     }
   }
+
+  test('each sidecar says what the catalogue says the text gets, and `waitgraph check fixtures/live` holds every one', () => {
+    for (const spec of PROGRAMS) {
+      for (const variant of ['', '.nodebug']) {
+        assert.equal(readFileSync(join(LIVE_FIXTURES, `${spec.name}${variant}.expect.json`), 'utf8'), sidecarFor(spec), `${spec.name}${variant}.expect.json`);
+      }
+    }
+    const check = runWaitgraph(['check', LIVE_FIXTURES]);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+    assert.match(check.stdout, new RegExp(`\\b${PROGRAMS.length * 2 + 2} matched, 0 mismatched\\b`));
+  });
 });
 
 after(() => {

@@ -5,12 +5,13 @@
  * spawn with argument lists: no shell anywhere.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/paths.js';
 import { PROGRAMS, HOSTILE_NAMES, WAIT_ZOO, type ProgramSpec, programByName } from './programs.js';
+import { runWaitgraphAsync } from './cli.js';
 
 const run = promisify(execFile);
 
@@ -20,11 +21,14 @@ export const LIVE_FIXTURES = join(ROOT, 'fixtures', 'live');
 export const LIVE_TEST_TIMEOUT_MS = 90_000;
 
 const started = new Set<ChildProcess>();
+/** Children the programs forked (spec.attachTo `child`), by pid: not ours to wait for, but ours to kill. */
+const forked = new Set<number>();
 let buildDir: string | null = null;
 
 // Whatever ends this process (a failed assertion, a test timeout, an uncaught error), the
 // programs it started must not outlive it: they are hung by design.
 process.on('exit', () => {
+  for (const pid of forked) killPid(pid);
   for (const child of started) killQuietly(child);
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
@@ -32,9 +36,24 @@ process.on('exit', () => {
 // signal. (SIGKILL cannot be caught; the programs' PR_SET_PDEATHSIG covers it.)
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
+    for (const pid of forked) killPid(pid);
     for (const child of started) killQuietly(child);
     process.kill(process.pid, signal);
   });
+}
+
+function killPid(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** True while `pid` exists and is not a zombie. */
+function pidAlive(pid: number): boolean {
+  const state = traceState(pid)?.state;
+  return state !== undefined && state !== 'Z' && state !== 'X';
 }
 
 function killQuietly(child: ChildProcess): void {
@@ -59,7 +78,8 @@ export function traceState(pid: number): { tracerPid: number; state: string } | 
 
 /** pids of started programs that are still alive (the suites assert this is empty at the end). */
 export function livePids(): number[] {
-  return [...started].filter((c) => c.exitCode === null && c.signalCode === null).map((c) => c.pid ?? -1);
+  const programs = [...started].filter((c) => c.exitCode === null && c.signalCode === null).map((c) => c.pid ?? -1);
+  return [...programs, ...[...forked].filter(pidAlive)];
 }
 
 async function hasTool(tool: string): Promise<boolean> {
@@ -126,7 +146,17 @@ export async function startProgram(name: string, options: { args?: string[]; set
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A forked child to capture (spec.attachTo): killed with its parent (it also has PR_SET_PDEATHSIG).
+  let childPid: number | null = null;
+  // Once it is gone its pid may be reused: it leaves `forked`, so nothing kills the new owner.
+  const killChild = async (): Promise<void> => {
+    if (childPid === null) return;
+    killPid(childPid);
+    for (let i = 0; i < 100 && pidAlive(childPid); i++) await new Promise((r) => setTimeout(r, 20));
+    if (!pidAlive(childPid)) forked.delete(childPid);
+  };
   const kill = async (): Promise<void> => {
+    await killChild();
     killQuietly(child);
     await exited;
   };
@@ -155,7 +185,17 @@ export async function startProgram(name: string, options: { args?: string[]; set
     throw error;
   }
   if (child.pid === undefined) throw new Error(`${name}: no pid`);
-  return { spec: programByName(name), pid: child.pid, child, stdout: () => out, kill };
+  const spec = programByName(name);
+  if (spec?.attachTo === 'child') {
+    childPid = Number(/^CHILD (\d+)$/m.exec(out)?.[1] ?? NaN);
+    if (!Number.isInteger(childPid)) {
+      childPid = null;
+      await kill();
+      throw new Error(`${name}: READY without a CHILD line`);
+    }
+    forked.add(childPid);
+  }
+  return { spec, pid: childPid ?? child.pid, child, stdout: () => out, kill };
 }
 
 /** Runs `fn` with a started program and always kills it afterwards. */
@@ -178,6 +218,29 @@ export function gdbCaptureArgs(pid: number, options: { hideLibcDebug?: boolean }
 export async function captureBacktraces(pid: number, options: { hideLibcDebug?: boolean } = {}): Promise<string> {
   const { stdout } = await run('gdb', gdbCaptureArgs(pid, options), { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
   return stdout;
+}
+
+/**
+ * What a fixture or a test keeps of a program: its `thread apply all bt`, and for a program whose
+ * hang only owners show (spec.ownerLoop) the owner loop as a user runs it: `waitgraph DUMP
+ * --gdb-commands CMDS`, then `gdb -p PID -batch -x CMDS`, its answers appended to the dump.
+ */
+export async function captureProgram(spec: ProgramSpec, pid: number, options: { hideLibcDebug?: boolean } = {}): Promise<string> {
+  const text = await captureBacktraces(pid, options);
+  if (spec.ownerLoop !== true) return text;
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-owner-loop-'));
+  try {
+    const dump = join(dir, `${spec.name}.txt`);
+    const commands = join(dir, `${spec.name}.gdb`);
+    writeFileSync(dump, text);
+    const asked = await runWaitgraphAsync([dump, '--gdb-commands', commands]);
+    if (asked.code === 2) throw new Error(`${spec.name}: --gdb-commands failed: ${asked.stderr.trim()}`);
+    const hide = options.hideLibcDebug ? ['-iex', 'set debug-file-directory /nonexistent'] : [];
+    const { stdout } = await run('gdb', ['-p', String(pid), '-batch', '-nx', ...hide, '-x', commands], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+    return text + stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Replaces the temp build dir so captured fixtures are stable across machines. */

@@ -360,7 +360,8 @@ function deadlockSection(analysis: Analysis, deadlock: Deadlock, number: number 
       row.hold && row.hold.evidence !== row.wait.evidence
         ? `wait ${evidenceBadge(row.wait.evidence)}, hold ${evidenceBadge(row.hold.evidence)}`
         : evidenceBadge(row.hold?.evidence === 'inferred' ? 'inferred' : row.wait.evidence);
-    const site = row.wait.site ?? threads.get(row.waiter)?.acquireSite ?? null;
+    // Where the waiter waits: its first frame outside lock and runtime libraries, not the rule's site (`___pthread_mutex_lock`).
+    const site = threads.get(row.waiter)?.acquireSite ?? row.wait.site ?? null;
     out.push(
       `<tr${row.onCycle ? ' class="cycle"' : ''}><td>${threadButton(row.waiter)}</td><td>${waitsFor}</td><td>${heldBy}</td><td>${evidence}</td>` +
         `<td>${site ? `<code>${escapeHtml(siteText(site))}</code>` : ''}</td></tr>`,
