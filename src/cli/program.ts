@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   core: async () => (await import('./commands/core.js')).registerCore,
   rules: async () => (await import('./commands/rules.js')).registerRules,
   explain: async () => (await import('./commands/explain.js')).registerExplain,
+  redact: async () => (await import('./commands/redact.js')).registerRedact,
 };
 
 /**

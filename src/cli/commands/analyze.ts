@@ -17,6 +17,9 @@ import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../model/text-hygiene.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
 import { checkWritable, writeOutputFile } from '../output-file.js';
+import { addRedactOption, readInputText, redactLevel } from '../redact-option.js';
+import { analyzeText } from '../../analyze/index.js';
+import { redactText } from '../../analyze/redact/index.js';
 
 interface AnalyzeFlags extends RuleFlags {
   format: Format;
@@ -28,6 +31,8 @@ interface AnalyzeFlags extends RuleFlags {
   gdbCommands?: string;
   /** --source DIR (repeatable): the code the frames point at, read for the locks each function holds. */
   source: string[];
+  /** --redact [all]: analyse the redacted dump (analyze/redact/); a value other than `all` is a file. */
+  redact?: string | boolean;
 }
 
 /**
@@ -49,8 +54,10 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .option('--source <dir>', "read the C/C++ code the frames point at (the checkout the program was built from): the locks each function took before its line are held (repeatable)", (value: string, previous: string[]) => [...previous, value], [] as string[])
-    .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again")
-    .action(async (files: string[], flags: AnalyzeFlags) => {
+    .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again");
+  addRedactOption(command)
+    .action(async (given: string[], flags: AnalyzeFlags) => {
+      const { level, files } = redactLevel(flags.redact, given);
       refuseSilentTerminal(files.length > 0, io);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
@@ -63,12 +70,20 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       for (const file of inputs) {
         // The source reader reads each thread's frames, so they are kept until the analysis is done.
         const options = source !== undefined ? { rules, keepFrames: true, source } : { rules, keepFrames: needsFrames(flags) };
-        const analysis = await analyzeStream(readInputChunks(file, io), options);
-        if (analysis.stats.backtraces === 0) {
-          const shown = file === '-' ? 'standard input' : file;
-          throw new InputError(`no gdb backtrace found in ${shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
+        let analysis: Analysis;
+        let shown = file;
+        if (level === null) analysis = await analyzeStream(readInputChunks(file, io), options);
+        else {
+          // Every report is made from the redacted text, so no format can show what it hides.
+          const redacted = redactText(await readInputText(file, io), { level, rules });
+          if (source !== undefined) await source.prepare();
+          analysis = analyzeText(redacted.text, options);
+          if (file !== '-') shown = redacted.label(file);
         }
-        results.push({ file, analysis });
+        if (analysis.stats.backtraces === 0) {
+          throw new InputError(`no gdb backtrace found in ${shown === '-' ? 'standard input' : shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
+        }
+        results.push({ file: shown, analysis });
       }
       if (flags.gdbCommands !== undefined) {
         const only = results[0] as (typeof results)[number];
