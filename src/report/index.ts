@@ -17,6 +17,8 @@ export interface ReportOptions {
   input?: string;
   /** waitgraph's version (SARIF `tool.driver.version`). */
   version?: string;
+  /** SARIF: the absolute folder artifact URIs are relative to (`--sarif-root`); see sarif.ts. */
+  sarifRoot?: string;
 }
 
 /** Returns the whole report; SVG is async (Graphviz in WebAssembly), the CLI awaits every format. */
@@ -37,6 +39,7 @@ export const reporters = {
     (await import('./sarif.js')).renderSarif(analysis, {
       ...(options.version ? { version: options.version } : {}),
       ...(options.input && options.input !== '-' ? { inputUri: options.input } : {}),
+      ...(options.sarifRoot ? { root: options.sarifRoot } : {}),
     }),
   html: async (analysis, options) => (await import('./html/index.js')).renderHtml(analysis, options.group ? { group: options.group } : {}),
   github: async (analysis, options) => (await import('./github.js')).renderGithub(analysis, options.input ? { file: options.input } : {}),

@@ -3,18 +3,19 @@
  * given), analyses it while it streams, prints the report in the chosen format and sets the exit
  * code: 0 nothing found (or a crash alone), 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
  */
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError, UsageError } from '../../errors.js';
 import { analyzeStream, isFinding } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
-import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
+import { createChalk, FORMATS, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks, refuseSilentTerminal } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
-import { visible } from '../../model/text-hygiene.js';
+import { renderDocument } from '../../report/document.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
 import { checkWritable, writeOutputFile } from '../output-file.js';
 
@@ -26,6 +27,8 @@ interface AnalyzeFlags extends RuleFlags {
   group?: GroupMode;
   /** --gdb-commands FILE: the report's questions for gdb, as a command file. */
   gdbCommands?: string;
+  /** --sarif-root DIR: SARIF artifact URIs are relative to it (default: the working directory). */
+  sarifRoot?: string;
 }
 
 /**
@@ -46,6 +49,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .addOption(new Option('--group <mode>', 'print the stacks, threads with alike stacks once: exact frames or the same functions').choices(GROUP_MODES))
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
+    .option('--sarif-root <dir>', 'SARIF: artifact URIs relative to this folder (default: the current directory); frame paths outside it become logical locations')
     .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again")
     .action(async (files: string[], flags: AnalyzeFlags) => {
       refuseSilentTerminal(files.length > 0, io);
@@ -73,7 +77,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         // (issue 7). io.out is process.stdout.write, synchronous for files and pipes on Linux.
         const only = results.length === 1 ? (results[0] as (typeof results)[number]) : null;
         for (const chunk of only ? renderJsonChunks(only.analysis) : renderJsonListChunks(results)) io.out(chunk);
-      } else io.out(await render(results, flags.format, io, flags.color, flags.group));
+      } else io.out(await render(results, flags.format, io, flags, program.version() ?? ''));
       sink.code = results.some((r) => isFinding(r.analysis.verdict)) ? ExitCode.Found : ExitCode.Ok;
     });
 }
@@ -85,18 +89,17 @@ function needsFrames(flags: AnalyzeFlags): boolean {
 
 async function render(
   results: Array<{ file: string; analysis: Analysis }>,
-  format: Format,
+  format: Exclude<Format, 'json'>,
   io: CliIO,
-  color: boolean | undefined,
-  group: GroupMode | undefined,
+  flags: AnalyzeFlags,
+  version: string,
 ): Promise<string> {
-  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env, ...(color !== undefined ? { flag: color } : {}) });
-  const shared = group !== undefined ? { chalk, group } : { chalk };
-  if (results.length === 1) {
-    const only = results[0] as (typeof results)[number];
-    return reporters[format](only.analysis, { ...shared, input: only.file });
-  }
-  const parts: string[] = [];
-  for (const r of results) parts.push(`${chalk.bold(`== ${visible(r.file, { oneLine: true })} ==`)}\n${await reporters[format](r.analysis, { ...shared, input: r.file })}`);
-  return parts.join('\n');
+  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env, ...(flags.color !== undefined ? { flag: flags.color } : {}) });
+  // SARIF names files relative to --sarif-root (default: here), so it is given absolute paths.
+  const entries = format === 'sarif' ? results.map((r) => ({ ...r, file: r.file === '-' ? r.file : resolve(io.cwd, r.file) })) : results;
+  return renderDocument(entries, format, {
+    chalk,
+    ...(flags.group !== undefined ? { group: flags.group } : {}),
+    ...(format === 'sarif' ? { version, sarifRoot: resolve(io.cwd, flags.sarifRoot ?? '.') } : {}),
+  });
 }
