@@ -17,6 +17,10 @@ export interface ReportOptions {
   input?: string;
   /** waitgraph's version (SARIF `tool.driver.version`). */
   version?: string;
+  /** Text: the columns to wrap at (the terminal's width); 100 when absent. */
+  width?: number;
+  /** Text: at most this many thread numbers per listed group (`--limit`); all when absent. */
+  limit?: number;
   /** SARIF: the absolute folder artifact URIs are relative to (`--sarif-root`); see sarif.ts. */
   sarifRoot?: string;
 }

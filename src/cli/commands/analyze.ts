@@ -16,6 +16,7 @@ import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks, refuseSilentTerminal } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { renderDocument } from '../../report/document.js';
+import { textWidth } from '../text-width.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
 import { checkWritable, writeOutputFile } from '../output-file.js';
 
@@ -29,6 +30,8 @@ interface AnalyzeFlags extends RuleFlags {
   gdbCommands?: string;
   /** --sarif-root DIR: SARIF artifact URIs are relative to it (default: the working directory). */
   sarifRoot?: string;
+  /** --limit N: thread numbers listed per group in the text report. */
+  limit?: string;
 }
 
 /**
@@ -49,10 +52,12 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .addOption(new Option('--group <mode>', 'print the stacks, threads with alike stacks once: exact frames or the same functions').choices(GROUP_MODES))
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
+    .option('--limit <n>', 'text: list at most N threads per group (… and 4,800 more); JSON stays complete')
     .option('--sarif-root <dir>', 'SARIF: artifact URIs relative to this folder (default: the current directory); frame paths outside it become logical locations')
     .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again")
     .action(async (files: string[], flags: AnalyzeFlags) => {
       refuseSilentTerminal(files.length > 0, io);
+      if (flags.limit !== undefined && (!/^\d{1,9}$/.test(flags.limit) || Number(flags.limit) < 1)) throw new UsageError(`--limit takes a number of threads (1 or more), not ${JSON.stringify(flags.limit)}`);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
         if (inputs.length > 1) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
@@ -99,7 +104,10 @@ async function render(
   const entries = format === 'sarif' ? results.map((r) => ({ ...r, file: r.file === '-' ? r.file : resolve(io.cwd, r.file) })) : results;
   return renderDocument(entries, format, {
     chalk,
+    width: textWidth(io),
+    ...(flags.limit !== undefined ? { limit: Number(flags.limit) } : {}),
     ...(flags.group !== undefined ? { group: flags.group } : {}),
     ...(format === 'sarif' ? { version, sarifRoot: resolve(io.cwd, flags.sarifRoot ?? '.') } : {}),
   });
 }
+
