@@ -27,6 +27,12 @@ export interface TextOptions {
   group?: GroupMode;
 }
 
+/**
+ * Threads that wait alike are one entry from this many on (412 waiters of one mutex: one line);
+ * fewer keep a line each, with their LWPs, as a reader compares two or three threads side by side.
+ */
+const GROUP_FROM = 3;
+
 /** What every section needs besides the analysis: colours, the width, the per-group limit. */
 interface Layout {
   c: ChalkInstance;
@@ -100,16 +106,18 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   if (unresolved.length > 0) {
     out.push('');
     out.push(c.bold('Unresolved waits (the text does not show who holds them):'));
-    // Waiters of one resource that the same command settles are one entry.
-    const groups = new Map<string, { keys: ThreadKey[]; u: (typeof unresolved)[number] }>();
+    // Waiters of one resource that the same command settles are one entry, at its first member.
+    const idOf = (u: (typeof unresolved)[number]): string => JSON.stringify([u.description, u.resource, u.gdbCommand ?? null]);
+    const members = new Map<string, ThreadKey[]>();
     for (const u of unresolved) {
-      const id = JSON.stringify([u.description, u.resource, u.gdbCommand ?? null]);
-      const group = groups.get(id);
-      if (group) group.keys.push(u.thread);
-      else groups.set(id, { keys: [u.thread], u });
+      const list = members.get(idOf(u));
+      if (list) list.push(u.thread);
+      else members.set(idOf(u), [u.thread]);
     }
-    for (const { keys, u } of groups.values()) {
-      const who = keys.length === 1 ? name(threads.get(u.thread), u.thread) : `${keys.length.toLocaleString('en-US')} threads (${limitedList(keys.map(String), layout.limit)}) each`;
+    for (const u of unresolved) {
+      const group = members.get(idOf(u)) as ThreadKey[];
+      if (group.length >= GROUP_FROM && group[0] !== u.thread) continue;
+      const who = group.length >= GROUP_FROM ? `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each` : name(threads.get(u.thread), u.thread);
       out.push(...wrap(`${who} ${u.description} (${u.resource})`, '  ', '      '));
       if (u.gdbCommand) out.push(`    ask gdb: ${c.cyan(u.gdbCommand)}`);
     }
@@ -219,22 +227,27 @@ function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>
     if (list) list.push(r.text);
     else reasons.set(r.thread, [r.text]);
   }
-  // Threads that wait the same way at the same place are one entry: 412 waiters of one mutex are
-  // one line, not 412 (the report stays linear in the dump, and readable).
-  const groups = new Map<string, { keys: ThreadKey[]; texts: string[]; site: string | null }>();
-  for (const key of analysis.hung) {
+  // Threads that wait the same way at the same place are one entry (at its first member's place):
+  // 412 waiters of one mutex are one line, not 412 (the report stays linear in the dump, and readable).
+  const entryOf = (key: ThreadKey): { texts: string[]; site: string | null; id: string } => {
     const t = threads.get(key);
     const mine = reasons.get(key) ?? [];
     const texts = mine.length > 0 ? mine : [t?.stateText ?? 'waits'];
     const site = t?.acquireSite ? siteText(t.acquireSite) : null;
-    const id = JSON.stringify([texts, site]);
-    const group = groups.get(id);
-    if (group) group.keys.push(key);
-    else groups.set(id, { keys: [key], texts, site });
+    return { texts, site, id: JSON.stringify([texts, site]) };
+  };
+  const members = new Map<string, ThreadKey[]>();
+  for (const key of analysis.hung) {
+    const { id } = entryOf(key);
+    const list = members.get(id);
+    if (list) list.push(key);
+    else members.set(id, [key]);
   }
-  for (const { keys, texts, site } of groups.values()) {
-    const first = keys[0] as ThreadKey;
-    const who = keys.length === 1 ? name(threads.get(first), first) : `${keys.length.toLocaleString('en-US')} threads (${limitedList(keys.map(String), layout.limit)}) each`;
+  for (const key of analysis.hung) {
+    const { texts, site, id } = entryOf(key);
+    const group = members.get(id) as ThreadKey[];
+    if (group.length >= GROUP_FROM && group[0] !== key) continue;
+    const who = group.length >= GROUP_FROM ? `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each` : name(threads.get(key), key);
     for (const r of texts) out.push(...wrap(`${who} ${r}`, '  ', '      '));
     if (site !== null) out.push(`      at ${site}`);
   }
