@@ -183,19 +183,30 @@ function holdClause(description: string): string {
 }
 
 /** The one-line summary every format starts with. */
+/** Beyond this many threads a headline counts them instead of listing them. */
+export const HEADLINE_THREADS = 8;
+
+/** `4,812 threads (12 groups)`: groups of threads in the same state, as the report lists them. */
+function threadCount(analysis: Analysis, keys: readonly ThreadKey[]): string {
+  const wanted = new Set(keys);
+  const states = new Set<string>();
+  for (const t of analysis.threads) if (wanted.has(t.key)) states.add(t.stateText);
+  return `${keys.length.toLocaleString('en-US')} threads (${states.size} ${states.size === 1 ? 'group' : 'groups'})`;
+}
+
 export function verdictLine(analysis: Analysis): string {
   switch (analysis.verdict) {
     case 'deadlock': {
       const count = analysis.deadlocks.length;
       if (count === 1) {
         const deadlock = analysis.deadlocks[0]!;
-        return `${capitalise(deadlock.title)} (${deadlock.threads.length === 1 ? 'thread' : 'threads'} ${threadList(deadlock.threads)})`;
+        return `${capitalise(deadlock.title)} (${deadlock.threads.length > HEADLINE_THREADS ? threadCount(analysis, deadlock.threads) : `${deadlock.threads.length === 1 ? 'thread' : 'threads'} ${threadList(deadlock.threads)}`})`;
       }
       return `${count} deadlocks found`;
     }
     case 'hang': {
       const one = analysis.hung.length === 1;
-      const who = `${one ? 'thread' : 'threads'} ${threadList(analysis.hung)}`;
+      const who = analysis.hung.length > HEADLINE_THREADS ? threadCount(analysis, analysis.hung) : `${one ? 'thread' : 'threads'} ${threadList(analysis.hung)}`;
       switch (analysis.verdictReasons?.[0]?.kind) {
         case 'owner-gone':
           return `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is not in the process`;

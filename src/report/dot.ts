@@ -22,26 +22,56 @@ export function dotFromView(view: GraphView, title: string): string {
   const lines = [
     'digraph waitgraph {',
     `  graph [rankdir=LR, label=${quote(`${title}\n${LEGEND}`)}, labelloc=t, fontname="Helvetica", fontsize=14, nodesep=0.4, ranksep=0.6];`,
-    '  node [fontname="Helvetica", fontsize=11];',
-    '  edge [fontname="Helvetica", fontsize=9];',
+    ...STYLE_LINES,
+    ...graphBody(view, '', '  '),
   ];
-  if (view.nodes.length === 0) lines.push(`  empty [shape=plaintext, label="no thread waits for anything"];`);
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+const STYLE_LINES = ['  node [fontname="Helvetica", fontsize=11];', '  edge [fontname="Helvetica", fontsize=9];'];
+
+/**
+ * Several dumps as one graph (`-f dot a.txt b.txt`): one cluster per file, labelled with the file
+ * and its verdict, so Graphviz draws one picture. Node ids are prefixed with the file's place
+ * (`f2:thread:7`): the same thread number in two dumps is two nodes.
+ */
+export function renderDotDocument(entries: ReadonlyArray<{ file: string; analysis: Analysis }>): string {
+  const lines = [
+    'digraph waitgraph {',
+    `  graph [rankdir=LR, label=${quote(`${entries.length} dumps\n${LEGEND}`)}, labelloc=t, fontname="Helvetica", fontsize=14, nodesep=0.4, ranksep=0.6];`,
+    ...STYLE_LINES,
+  ];
+  entries.forEach((entry, index) => {
+    const analysis = sanitizeAnalysis(entry.analysis);
+    lines.push(`  subgraph ${quote(`cluster_${index + 1}`)} {`);
+    lines.push(`    graph [label=${quote(`${entry.file}\n${verdictLine(analysis)}`)}, labelloc=t, style=rounded, color="#999999"];`);
+    lines.push(...graphBody(wholeGraphView(analysis), `f${index + 1}:`, '    '));
+    lines.push('  }');
+  });
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The nodes and edges of one view; `prefix` keeps ids apart when several views share a graph. */
+function graphBody(view: GraphView, prefix: string, indent: string): string[] {
+  const lines: string[] = [];
+  if (view.nodes.length === 0) lines.push(`${indent}${prefix === '' ? 'empty' : quote(`${prefix}empty`)} [shape=plaintext, label="no thread waits for anything"];`);
   for (const node of view.nodes) {
     const [name = '', ...details] = node.label;
     const attrs: string[] = [`label=${quote([name, ...details.flatMap((line) => wrap(line, 34))].join('\n'))}`];
     attrs.push(node.kind === 'thread' ? 'shape=ellipse' : 'shape=box');
     if (node.kind === 'resource') attrs.push(node.holderUnknown ? 'style="rounded,dashed"' : 'style="rounded,filled", fillcolor="#f4f4f4"');
     if (node.inDeadlock) attrs.push(`color="${RED}"`, 'penwidth=2.5', `fontcolor="${RED}"`);
-    lines.push(`  ${quote(node.id)} [${attrs.join(', ')}];`);
+    lines.push(`${indent}${quote(prefix + node.id)} [${attrs.join(', ')}];`);
   }
   for (const edge of view.edges) {
     const attrs: string[] = [`label=${quote(edge.label)}`];
     if (edge.evidence === 'inferred') attrs.push('style=dashed');
     if (edge.inDeadlock) attrs.push(`color="${RED}"`, `fontcolor="${RED}"`, 'penwidth=2.5');
-    lines.push(`  ${quote(edge.from)} -> ${quote(edge.to)} [${attrs.join(', ')}];`);
+    lines.push(`${indent}${quote(prefix + edge.from)} -> ${quote(prefix + edge.to)} [${attrs.join(', ')}];`);
   }
-  lines.push('}');
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 /** Word-wraps a description so nodes stay narrow; a word longer than the width stays whole. */

@@ -17,6 +17,12 @@ export interface ReportOptions {
   input?: string;
   /** waitgraph's version (SARIF `tool.driver.version`). */
   version?: string;
+  /** Text: the columns to wrap at (the terminal's width); 100 when absent. */
+  width?: number;
+  /** Text: at most this many thread numbers per listed group (`--limit`); all when absent. */
+  limit?: number;
+  /** SARIF: the absolute folder artifact URIs are relative to (`--sarif-root`); see sarif.ts. */
+  sarifRoot?: string;
 }
 
 /** Returns the whole report; SVG is async (Graphviz in WebAssembly), the CLI awaits every format. */
@@ -37,6 +43,7 @@ export const reporters = {
     (await import('./sarif.js')).renderSarif(analysis, {
       ...(options.version ? { version: options.version } : {}),
       ...(options.input && options.input !== '-' ? { inputUri: options.input } : {}),
+      ...(options.sarifRoot ? { root: options.sarifRoot } : {}),
     }),
   html: async (analysis, options) => (await import('./html/index.js')).renderHtml(analysis, options.group ? { group: options.group } : {}),
   github: async (analysis, options) => (await import('./github.js')).renderGithub(analysis, options.input ? { file: options.input } : {}),

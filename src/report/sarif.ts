@@ -9,6 +9,7 @@
 import type { Analysis, Deadlock, Edge, FrameRef, ThreadKey } from '../model/analysis.js';
 import { compareText, deadlockRows, evidenceLabel, siteText, threadList, threadsByKey, threadTitle } from './cycle-view.js';
 import { parseNodeId } from '../model/ids.js';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { sanitizeAnalysis } from './sanitize.js';
 
 export interface SarifOptions {
@@ -16,6 +17,8 @@ export interface SarifOptions {
   version?: string;
   /** The dump's URI or path; when given, results point at the frame lines in the dump too. */
   inputUri?: string;
+  /** See SarifLogOptions.root. */
+  root?: string;
 }
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -34,7 +37,10 @@ interface ReportingDescriptor {
 }
 
 export function renderSarif(analysis: Analysis, options: SarifOptions = {}): string {
-  return renderSarifLog([{ analysis, ...(options.inputUri ? { inputUri: options.inputUri } : {}) }], options.version ? { version: options.version } : {});
+  return renderSarifLog([{ analysis, ...(options.inputUri ? { inputUri: options.inputUri } : {}) }], {
+    ...(options.version ? { version: options.version } : {}),
+    ...(options.root ? { root: options.root } : {}),
+  });
 }
 
 /** One analysed dump of a multi-dump log (`waitgraph check --sarif`). */
@@ -52,6 +58,17 @@ export interface SarifLogOptions {
    * files of the repository, which holds the dumps but rarely the sources they name.
    */
   locateInDump?: boolean;
+  /**
+   * The folder artifact URIs are relative to (`--sarif-root`, the CLI's default: the working
+   * directory), an absolute path. Code scanning resolves a relative URI against the repository
+   * root and refuses `file://` URIs of the machine that ran the tool: a frame path under the root
+   * becomes relative, an absolute one outside it (`/cache/build/…`) only a logical location (the
+   * function). A relative frame path (`c-abba-mutex.c`) is read as relative to the root already.
+   * Dumps (the analysis targets) under the root become relative too; one outside it keeps its
+   * `file://` URI, since a result must name its target.
+   * Absent (library use): paths are kept, absolute ones as `file://` URIs.
+   */
+  root?: string;
 }
 
 /**
@@ -97,11 +114,12 @@ export function renderSarifLog(entries: readonly SarifEntry[], options: SarifLog
   const results: object[] = [];
   const artifacts: object[] = [];
   for (const { analysis, inputUri } of clean) {
-    const where: ResultOptions = { ...(inputUri ? { inputUri } : {}), locateInDump: options.locateInDump === true };
+    const dumpUri = inputUri !== undefined && options.root !== undefined ? (underRoot(inputUri, options.root) ?? inputUri) : inputUri;
+    const where: ResultOptions = { ...(dumpUri ? { inputUri: dumpUri } : {}), locateInDump: options.locateInDump === true, ...(options.root ? { root: options.root } : {}) };
     for (const deadlock of analysis.deadlocks) results.push(deadlockResult(analysis, deadlock, where, ruleIndex.get(DEADLOCK_RULE)!));
     if (analysis.hung.length > 0) results.push(hangResult(analysis, where, ruleIndex.get(HANG_RULE)!));
     if (analysis.crash !== undefined) results.push(crashResult(analysis.crash, where, ruleIndex.get(CRASH_RULE)!));
-    if (inputUri) artifacts.push({ location: { uri: toUri(inputUri) }, roles: ['analysisTarget'] });
+    if (dumpUri) artifacts.push({ location: { uri: toUri(dumpUri) }, roles: ['analysisTarget'] });
   }
 
   const log = {
@@ -128,6 +146,18 @@ export function renderSarifLog(entries: readonly SarifEntry[], options: SarifLog
 interface ResultOptions {
   inputUri?: string;
   locateInDump: boolean;
+  root?: string;
+}
+
+/**
+ * `path` relative to `root` when it lies under it (`/repo/src/a.c` → `src/a.c`), else null.
+ * A relative path is taken as relative to the root already, unless it climbs out (`../x`).
+ */
+export function underRoot(path: string, root: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path) || /^[a-zA-Z]:[\\/]/.test(path)) return null;
+  const inside = relative(root, resolve(root, path)).split(sep).join('/');
+  if (inside === '' || inside === '..' || inside.startsWith('../') || isAbsolute(inside)) return null;
+  return inside;
 }
 
 function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: ResultOptions, ruleIndex: number): object {
@@ -143,7 +173,7 @@ function deadlockResult(analysis: Analysis, deadlock: Deadlock, options: ResultO
       })
     : [];
   const { locations, related: placed } = place(sites, rowLines, options);
-  const related = [...placed, ...sourceHoldLocations(analysis)];
+  const related = [...placed, ...sourceHoldLocations(analysis, options.root)];
   return {
     ruleId: DEADLOCK_RULE,
     ruleIndex,
@@ -173,7 +203,7 @@ function hangResult(analysis: Analysis, options: ResultOptions, ruleIndex: numbe
     .filter((entry): entry is { key: ThreadKey; site: FrameRef } => entry.site !== null);
   const waitLines = options.inputUri ? sites.map(({ key, site }) => dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here`)) : [];
   const { locations, related: placed } = place(sites, waitLines, options);
-  const related = [...placed, ...sourceHoldLocations(analysis)];
+  const related = [...placed, ...sourceHoldLocations(analysis, options.root)];
   // Why each hung thread cannot go on, as the analysis words it; else the waits nobody holds.
   const waits =
     (analysis.hangReasons ?? []).length > 0
@@ -197,10 +227,10 @@ function hangResult(analysis: Analysis, options: ResultOptions, ruleIndex: numbe
 }
 
 /** Where each hold read from the code (`--source`) was taken: the acquisition's file:line, with its code. */
-function sourceHoldLocations(analysis: Analysis): object[] {
+function sourceHoldLocations(analysis: Analysis, root: string | undefined): object[] {
   return analysis.edges
     .filter((e): e is Edge & { site: FrameRef } => e.kind === 'holds' && e.basis === 'source' && e.site !== null)
-    .map((e) => siteLocation(e.site, `${threadTitle(parseNodeId(e.to).key)} ${e.description}`));
+    .map((e) => siteLocation(e.site, `${threadTitle(parseNodeId(e.to).key)} ${e.description}`, root));
 }
 
 /**
@@ -209,7 +239,7 @@ function sourceHoldLocations(analysis: Analysis): object[] {
  * sites related.
  */
 function place(sites: ReadonlyArray<{ key: ThreadKey; site: FrameRef }>, dumpLines: object[], options: ResultOptions): { locations: object[]; related: object[] } {
-  const source = sites.map(({ key, site }) => siteLocation(site, `${threadTitle(key)} waits here: ${siteText(site)}`));
+  const source = sites.map(({ key, site }) => siteLocation(site, `${threadTitle(key)} waits here: ${siteText(site)}`, options.root));
   if (!options.locateInDump || !options.inputUri) return { locations: source, related: dedupe(dumpLines) };
   const waits = sites.map(({ key, site }) => dumpLocation(options.inputUri!, site, `${threadTitle(key)} waits here: ${siteText(site)}`));
   if (waits.length === 0) return { locations: source, related: dedupe(dumpLines) };
@@ -218,7 +248,7 @@ function place(sites: ReadonlyArray<{ key: ThreadKey; site: FrameRef }>, dumpLin
 
 /** The crash: a note (it is exit 0 on its own), located where the program went wrong. */
 function crashResult(crash: NonNullable<Analysis['crash']>, options: ResultOptions, ruleIndex: number): object {
-  const source = crash.site ? [siteLocation(crash.site, `${threadTitle(crash.thread)} went wrong here: ${siteText(crash.site)}`)] : [];
+  const source = crash.site ? [siteLocation(crash.site, `${threadTitle(crash.thread)} went wrong here: ${siteText(crash.site)}`, options.root)] : [];
   const inDump = options.inputUri && crash.crashFrame ? [dumpLocation(options.inputUri, crash.crashFrame, `${threadTitle(crash.thread)}: the crash shows here`)] : [];
   const dumpFirst = options.locateInDump && inDump.length > 0;
   const locations = dumpFirst ? inDump : source;
@@ -235,12 +265,16 @@ function crashResult(crash: NonNullable<Analysis['crash']>, options: ResultOptio
   };
 }
 
-/** A source location when the frame names a file, a logical (function) location otherwise. */
-function siteLocation(site: FrameRef, text: string): object {
-  if (site.file) {
+/**
+ * A source location when the frame names a file (under the root, when one is given), a logical
+ * (function) location otherwise.
+ */
+function siteLocation(site: FrameRef, text: string, root: string | undefined): object {
+  const file = site.file && root !== undefined ? underRoot(site.file, root) : site.file;
+  if (file) {
     return {
       physicalLocation: {
-        artifactLocation: { uri: toUri(site.file) },
+        artifactLocation: { uri: toUri(file) },
         ...(site.line !== null && site.line > 0 ? { region: { startLine: site.line } } : {}),
       },
       logicalLocations: [{ fullyQualifiedName: site.function, kind: 'function' }],

@@ -11,10 +11,15 @@ import { crashLines, deadlockRows, evidenceLabel, siteText, sourceHoldLines, ste
 import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
 
-const WIDTH = 100;
+/** The width when the CLI knows no terminal (a pipe, a file, the goldens). */
+export const DEFAULT_WIDTH = 100;
 
 export interface TextOptions {
   chalk: ChalkInstance;
+  /** Columns to wrap at (the terminal's width); DEFAULT_WIDTH when absent. */
+  width?: number;
+  /** At most this many thread numbers listed per group (`… and 4,800 more`); all when absent. */
+  limit?: number;
   /**
    * When set, every thread's stack is printed once per group of alike stacks (panicparse-style):
    * `exact` frames, or the same `functions`. Needs the dump's frames (the CLI keeps them then).
@@ -22,12 +27,28 @@ export interface TextOptions {
   group?: GroupMode;
 }
 
+/**
+ * Threads that wait alike are one entry from this many on (412 waiters of one mutex: one line);
+ * fewer keep a line each, with their LWPs, as a reader compares two or three threads side by side.
+ */
+const GROUP_FROM = 3;
+
+/** What every section needs besides the analysis: colours, the width, the per-group limit. */
+interface Layout {
+  c: ChalkInstance;
+  width: number;
+  limit: number | null;
+}
+
 export function renderText(analysis: Analysis, options: TextOptions): string {
   analysis = sanitizeAnalysis(analysis); // control characters from the dump made visible (sanitize.ts)
   const c = options.chalk;
+  const layout: Layout = { c, width: options.width ?? DEFAULT_WIDTH, limit: options.limit ?? null };
+  const wrap = (text: string, first: string, rest: string): string[] => wrapAt(text, first, rest, layout.width);
   const threads = threadsByKey(analysis);
   const out: string[] = [];
   const verdictColour = analysis.verdict === 'ok' ? c.green : analysis.verdict === 'crash' ? c.yellow : c.red;
+  // The verdict stays one line (people grep it and paste it); beyond a few threads it counts them.
   out.push(c.bold(verdictColour(verdictLine(analysis))));
   const shown = new Set<ThreadKey>();
   // A partial paste says what it lacks before anything else (analyze/partial.ts).
@@ -45,7 +66,7 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   analysis.deadlocks.forEach((deadlock, i) => {
     out.push('');
     if (analysis.deadlocks.length > 1) out.push(c.bold(`Deadlock ${i + 1} of ${analysis.deadlocks.length}: ${deadlock.title.replace(/^deadlock: /, '')}`));
-    for (const line of deadlockSection(analysis, deadlock, threads, c)) out.push(line);
+    for (const line of deadlockSection(analysis, deadlock, threads, layout)) out.push(line);
     for (const key of [...deadlock.threads, ...deadlock.blockedBehind]) shown.add(key);
   });
 
@@ -59,7 +80,7 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
 
   if (analysis.verdict === 'hang' || (analysis.hung.length > 0 && analysis.deadlocks.length === 0)) {
     out.push('');
-    for (const line of hangSection(analysis, threads, c)) out.push(line); // no spread: one line per hung thread
+    for (const line of hangSection(analysis, threads, layout)) out.push(line); // no spread: one line per hung thread
     for (const key of [...analysis.hung, ...(analysis.hangBlockedBehind ?? [])]) shown.add(key);
   }
 
@@ -85,16 +106,26 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   if (rest.length > 0) {
     out.push('');
     out.push(c.bold(shown.size > 0 ? 'Other threads:' : 'Threads:'));
-    for (const line of countedGroups(rest)) out.push(`  ${line}`);
+    for (const line of countedGroups(rest, layout.limit)) out.push(`  ${line}`);
   }
 
   const unresolved = analysis.unresolved;
   if (unresolved.length > 0) {
     out.push('');
     out.push(c.bold('Unresolved waits (the text does not show who holds them):'));
+    // Waiters of one resource that the same command settles are one entry, at its first member.
+    const idOf = (u: (typeof unresolved)[number]): string => JSON.stringify([u.description, u.resource, u.gdbCommand ?? null]);
+    const members = new Map<string, ThreadKey[]>();
     for (const u of unresolved) {
-      const t = threads.get(u.thread);
-      out.push(`  ${name(t, u.thread)} ${u.description} (${u.resource})`);
+      const list = members.get(idOf(u));
+      if (list) list.push(u.thread);
+      else members.set(idOf(u), [u.thread]);
+    }
+    for (const u of unresolved) {
+      const group = members.get(idOf(u)) as ThreadKey[];
+      if (group.length >= GROUP_FROM && group[0] !== u.thread) continue;
+      const who = group.length >= GROUP_FROM ? `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each` : name(threads.get(u.thread), u.thread);
+      out.push(...wrap(`${who} ${u.description} (${u.resource})`, '  ', '      '));
       if (u.gdbCommand) out.push(`    ask gdb: ${c.cyan(u.gdbCommand)}`);
     }
   }
@@ -129,7 +160,9 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   return `${out.join('\n')}\n`;
 }
 
-function deadlockSection(analysis: Analysis, deadlock: Deadlock, threads: Map<ThreadKey, ThreadAnalysis>, c: ChalkInstance): string[] {
+function deadlockSection(analysis: Analysis, deadlock: Deadlock, threads: Map<ThreadKey, ThreadAnalysis>, layout: Layout): string[] {
+  const { c } = layout;
+  const wrap = (text: string, first: string, rest: string): string[] => wrapAt(text, first, rest, layout.width);
   const out: string[] = [];
   out.push(c.bold('Cycle') + c.dim(` (evidence: ${evidenceLabel(deadlock)}; signature ${deadlock.signature})`) + ':');
   for (const line of cycleLines(analysis, deadlock, threads)) out.push(...wrap(line, '  ', '      '));
@@ -137,7 +170,7 @@ function deadlockSection(analysis: Analysis, deadlock: Deadlock, threads: Map<Th
   out.push(c.bold('Where each thread waits:'));
   for (const key of deadlock.threads) {
     const t = threads.get(key);
-    out.push(`  ${name(t, key)}: ${t?.stateText ?? ''}`);
+    out.push(...wrap(`${name(t, key)}: ${t?.stateText ?? ''}`, '  ', '      '));
     if (t?.acquireSite) out.push(`      at ${siteText(t.acquireSite)}`);
   }
   out.push('');
@@ -150,10 +183,10 @@ function deadlockSection(analysis: Analysis, deadlock: Deadlock, threads: Map<Th
     out.push('');
     out.push(c.bold(`Blocked behind the cycle (${deadlock.blockedBehind.length}):`));
     const behind = deadlock.blockedBehind.map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
-    for (const line of countedGroups(behind)) out.push(`  ${line}`);
+    for (const line of countedGroups(behind, layout.limit)) out.push(`  ${line}`);
   }
   out.push('');
-  out.push(c.dim(`Rules: ${deadlock.rules.join(', ')}`));
+  for (const line of wrap(`Rules: ${deadlock.rules.join(', ')}`, '', '       ')) out.push(c.dim(line));
   return out;
 }
 
@@ -189,7 +222,9 @@ function evidenceTag(wait: Edge, hold: Edge | null): string {
   return ` [${stepEvidence(wait, hold)}]`;
 }
 
-function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>, c: ChalkInstance): string[] {
+function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>, layout: Layout): string[] {
+  const { c } = layout;
+  const wrap = (text: string, first: string, rest: string): string[] => wrapAt(text, first, rest, layout.width);
   const out: string[] = [c.bold('Waits that cannot end:')];
   // Grouped once: filtering the whole list per hung thread was quadratic (30,000 hung threads: 5 s).
   const reasons = new Map<ThreadKey, string[]>();
@@ -198,23 +233,44 @@ function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>
     if (list) list.push(r.text);
     else reasons.set(r.thread, [r.text]);
   }
-  for (const key of analysis.hung) {
+  // Threads that wait the same way at the same place are one entry (at its first member's place):
+  // 412 waiters of one mutex are one line, not 412 (the report stays linear in the dump, and readable).
+  const entryOf = (key: ThreadKey): { texts: string[]; site: string | null; id: string } => {
     const t = threads.get(key);
     const mine = reasons.get(key) ?? [];
-    for (const r of mine.length > 0 ? mine : [t?.stateText ?? 'waits']) out.push(...wrap(`${name(t, key)} ${r}`, '  ', '      '));
-    if (t?.acquireSite) out.push(`      at ${siteText(t.acquireSite)}`);
+    const texts = mine.length > 0 ? mine : [t?.stateText ?? 'waits'];
+    const site = t?.acquireSite ? siteText(t.acquireSite) : null;
+    return { texts, site, id: JSON.stringify([texts, site]) };
+  };
+  const members = new Map<string, ThreadKey[]>();
+  for (const key of analysis.hung) {
+    const { id } = entryOf(key);
+    const list = members.get(id);
+    if (list) list.push(key);
+    else members.set(id, [key]);
+  }
+  for (const key of analysis.hung) {
+    const { texts, site, id } = entryOf(key);
+    const group = members.get(id) as ThreadKey[];
+    if (group.length >= GROUP_FROM && group[0] !== key) continue;
+    const who = group.length >= GROUP_FROM ? `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each` : name(threads.get(key), key);
+    for (const r of texts) out.push(...wrap(`${who} ${r}`, '  ', '      '));
+    if (site !== null) out.push(`      at ${site}`);
   }
   const behind = (analysis.hangBlockedBehind ?? []).map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
   if (behind.length > 0) {
     out.push('');
     out.push(c.bold(`Blocked behind them (${behind.length}):`));
-    for (const line of countedGroups(behind)) out.push(`  ${line}`);
+    for (const line of countedGroups(behind, layout.limit)) out.push(`  ${line}`);
   }
   return out;
 }
 
-/** `3 threads idle GC worker: 10, 11, 12` / `thread 2: Julia signal listener`, in thread order of the first member. */
-export function countedGroups(threads: ThreadAnalysis[]): string[] {
+/**
+ * `3 threads idle GC worker: 10, 11, 12` / `thread 2: Julia signal listener`, in thread order of
+ * the first member; with a limit, `412 threads …: 2, 3, 4, … and 409 more`.
+ */
+export function countedGroups(threads: ThreadAnalysis[], limit: number | null = null): string[] {
   const groups = new Map<string, ThreadAnalysis[]>();
   for (const t of [...threads].sort((a, b) => compareThreadKeys(a.key, b.key))) {
     const list = groups.get(t.stateText) ?? [];
@@ -223,8 +279,14 @@ export function countedGroups(threads: ThreadAnalysis[]): string[] {
   }
   return [...groups.entries()].map(([text, list]) => {
     const keys = list.map((t) => (/^bt@/.test(t.key) || /\.task-/.test(t.key) ? threadTitle(t.key) : t.key));
-    return list.length === 1 ? `${/^\d+(?:\.\d+)?$/.test(keys[0] ?? '') ? 'thread ' : ''}${keys[0]}: ${text}` : `${list.length} threads ${pluralState(text)}: ${keys.join(', ')}`;
+    return list.length === 1 ? `${/^\d+(?:\.\d+)?$/.test(keys[0] ?? '') ? 'thread ' : ''}${keys[0]}: ${text}` : `${list.length} threads ${pluralState(text)}: ${limitedList(keys, limit)}`;
   });
+}
+
+/** `2, 3, 4` or, past the limit, `2, 3, 4, … and 409 more`. */
+export function limitedList(keys: readonly string[], limit: number | null): string {
+  if (limit === null || keys.length <= limit) return keys.join(', ');
+  return `${keys.slice(0, limit).join(', ')}, … and ${(keys.length - limit).toLocaleString('en-US')} more`;
 }
 
 /** `Thread 9 (LWP 45438)`, or `the backtrace at line 119` for an unmerged headerless one. */
@@ -233,14 +295,14 @@ function name(t: ThreadAnalysis | undefined, key: ThreadKey): string {
   return t?.lwp !== null && t?.lwp !== undefined ? `${base} (LWP ${t.lwp})` : base;
 }
 
-/** Greedy word wrap at WIDTH columns; the first line gets `first`, the others `rest`. */
-function wrap(text: string, first: string, rest: string): string[] {
+/** Greedy word wrap at `width` columns; the first line gets `first`, the others `rest`. */
+function wrapAt(text: string, first: string, rest: string, width: number): string[] {
   const words = text.replace(/\s+/g, ' ').trim().split(' ');
   const lines: string[] = [];
   let line = first;
   let empty = true;
   for (const word of words) {
-    if (!empty && line.length + 1 + word.length > WIDTH) {
+    if (!empty && line.length + 1 + word.length > width) {
       lines.push(line);
       line = rest + word;
     } else {

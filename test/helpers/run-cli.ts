@@ -28,7 +28,7 @@ function run(args: string[], options: { input?: string; env?: Record<string, str
     input: options.input ?? '',
     ...(stdoutFd !== null ? { stdio: ['pipe', stdoutFd, 'pipe'] } : {}),
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', COLUMNS: '', ...options.env },
     maxBuffer: 256 * 1024 * 1024,
     timeout: 60_000,
   });

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BIN, FIXTURES, ROOT } from '../helpers/paths.js';
+import { BIN, FIXTURES, FOUNDING, ROOT } from '../helpers/paths.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wg-bad-input-'));
@@ -122,6 +122,7 @@ const ROWS: Row[] = [
   { kind: '`check`: a sidecar with an unknown key (`"cycle"`)', exit: 2, onStdout: true, run: () => ({ args: ['check', checkFolder('typo', '{"verdict": "hang", "cycle": []}\n')] }), message: /^error: .*abba\.txt: .*abba\.expect\.json: unknown key "cycle" \(did you mean "cycles"\?\); a sidecar has verdict, cycles, hung$/ },
   { kind: '`check --strict` where no dump has a sidecar', exit: 2, onStdout: true, run: () => ({ args: ['check', '--strict', checkFolder('bare', null)] }), message: /^nothing was checked: the one dump has no sidecar \(.*\), which is an error with --strict$/ },
   { kind: '`check`: a `hang` sidecar naming other threads than hang', exit: 1, run: () => ({ args: ['check', checkFolder('hung', '{"verdict": "hang", "hung": [2]}\n')] }), message: /abba\.txt\s+hang \[2\]\s+hang \[2,3\]\s+MISMATCH/ },
+  { kind: 'A narrow terminal (`COLUMNS=60`)', exit: 1, content: true, run: () => ({ args: [FOUNDING], env: { COLUMNS: '60' } }), message: /^Rules: [a-z., -]+,$/ },
   { kind: '`check --jobs 0`', exit: 2, run: () => ({ args: ['check', '--jobs', '0', checkFolder('jobs', null)] }), message: /^waitgraph: --jobs takes a number of worker threads \(1–999\), not "0"$/ },
   { kind: '`attach`: a pid that does not exist', exit: 2, run: () => ({ args: ['attach', '4194303'] }), message: /^waitgraph: no process with pid 4194303$/ },
   { kind: '`attach`: text that is not a pid', exit: 2, run: () => ({ args: ['attach', '12abc'] }), message: /^waitgraph: not a process id: "12abc"$/ },

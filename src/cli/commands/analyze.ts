@@ -3,18 +3,20 @@
  * given), analyses it while it streams, prints the report in the chosen format and sets the exit
  * code: 0 nothing found (or a crash alone), 1 deadlock or hang, 2 usage or input error (thrown, mapped in program.ts).
  */
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { InputError, UsageError } from '../../errors.js';
 import { analyzeStream, isFinding, openSource } from '../../analyze/index.js';
 import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.js';
-import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
+import { createChalk, FORMATS, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
 import { readInputChunks, refuseSilentTerminal } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
-import { visible } from '../../model/text-hygiene.js';
+import { renderDocument } from '../../report/document.js';
+import { textWidth } from '../text-width.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
 import { checkWritable, writeOutputFile } from '../output-file.js';
 import { addRedactOption, readInputText, redactLevel } from '../redact-option.js';
@@ -33,6 +35,10 @@ interface AnalyzeFlags extends RuleFlags {
   source: string[];
   /** --redact [all]: analyse the redacted dump (analyze/redact/); a value other than `all` is a file. */
   redact?: string | boolean;
+  /** --sarif-root DIR: SARIF artifact URIs are relative to it (default: the working directory). */
+  sarifRoot?: string;
+  /** --limit N: thread numbers listed per group in the text report. */
+  limit?: string;
 }
 
 /**
@@ -54,11 +60,14 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .option('--color', 'colour the text report even when stdout is not a terminal')
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .option('--source <dir>', "read the C/C++ code the frames point at (the checkout the program was built from): the locks each function took before its line are held (repeatable)", (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--limit <n>', 'text: list at most N threads per group (… and 4,800 more); JSON stays complete')
+    .option('--sarif-root <dir>', 'SARIF: artifact URIs relative to this folder (default: the current directory); frame paths outside it become logical locations')
     .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again");
   addRedactOption(command)
     .action(async (given: string[], flags: AnalyzeFlags) => {
       const { level, files } = redactLevel(flags.redact, given);
       refuseSilentTerminal(files.length > 0, io);
+      if (flags.limit !== undefined && (!/^\d{1,9}$/.test(flags.limit) || Number(flags.limit) < 1)) throw new UsageError(`--limit takes a number of threads (1 or more), not ${JSON.stringify(flags.limit)}`);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
         if (inputs.length > 1) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
@@ -94,7 +103,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         // (issue 7). io.out is process.stdout.write, synchronous for files and pipes on Linux.
         const only = results.length === 1 ? (results[0] as (typeof results)[number]) : null;
         for (const chunk of only ? renderJsonChunks(only.analysis) : renderJsonListChunks(results)) io.out(chunk);
-      } else io.out(await render(results, flags.format, io, flags.color, flags.group));
+      } else io.out(await render(results, flags.format, io, flags, program.version() ?? ''));
       sink.code = results.some((r) => isFinding(r.analysis.verdict)) ? ExitCode.Found : ExitCode.Ok;
     });
 }
@@ -106,18 +115,20 @@ function needsFrames(flags: AnalyzeFlags): boolean {
 
 async function render(
   results: Array<{ file: string; analysis: Analysis }>,
-  format: Format,
+  format: Exclude<Format, 'json'>,
   io: CliIO,
-  color: boolean | undefined,
-  group: GroupMode | undefined,
+  flags: AnalyzeFlags,
+  version: string,
 ): Promise<string> {
-  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env, ...(color !== undefined ? { flag: color } : {}) });
-  const shared = group !== undefined ? { chalk, group } : { chalk };
-  if (results.length === 1) {
-    const only = results[0] as (typeof results)[number];
-    return reporters[format](only.analysis, { ...shared, input: only.file });
-  }
-  const parts: string[] = [];
-  for (const r of results) parts.push(`${chalk.bold(`== ${visible(r.file, { oneLine: true })} ==`)}\n${await reporters[format](r.analysis, { ...shared, input: r.file })}`);
-  return parts.join('\n');
+  const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env, ...(flags.color !== undefined ? { flag: flags.color } : {}) });
+  // SARIF names files relative to --sarif-root (default: here), so it is given absolute paths.
+  const entries = format === 'sarif' ? results.map((r) => ({ ...r, file: r.file === '-' ? r.file : resolve(io.cwd, r.file) })) : results;
+  return renderDocument(entries, format, {
+    chalk,
+    width: textWidth(io),
+    ...(flags.limit !== undefined ? { limit: Number(flags.limit) } : {}),
+    ...(flags.group !== undefined ? { group: flags.group } : {}),
+    ...(format === 'sarif' ? { version, sarifRoot: resolve(io.cwd, flags.sarifRoot ?? '.') } : {}),
+  });
 }
+

@@ -15,6 +15,7 @@ import { investigate, parsePid, type LiveAnalyzer, type LiveTarget } from '../..
 import { claimEarlyAttach } from '../../live/early.js';
 import { transcriptOf } from '../../live/owner-queries.js';
 import { checkWritable, writeOutputFile } from '../output-file.js';
+import { textWidth } from '../text-width.js';
 
 export interface LiveCommandOptions {
   format: string;
@@ -56,7 +57,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
     // gdb started by cli/main.ts before the modules loaded, if argv was a plain attach/core line.
     started: claimEarlyAttach(),
     // The report is written while gdb detaches.
-    render: (analysis) => reporters[format](analysis, { chalk, ...(options.saveDump ? { input: options.saveDump } : {}) }),
+    render: (analysis) => reporters[format](analysis, { chalk, width: textWidth(io), ...(options.saveDump ? { input: options.saveDump } : {}) }),
   });
   if (options.saveDump) {
     const text = result.text.endsWith('\n') || result.text.length === 0 ? result.text : `${result.text}\n`;

@@ -419,13 +419,14 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
   addRuleOptions(command)
     .addOption(new Option('-f, --format <format>', 'output format: the table, JSON, or GitHub workflow commands annotating each finding and mismatch (then the table)').choices(['text', 'json', 'github']).default('text'))
     .option('--sarif <file>', 'also write the findings of every analysed dump as one SARIF 2.1.0 log, located on the dump lines (for code scanning)')
+    .option('--sarif-root <dir>', 'SARIF: artifact URIs relative to this folder (default: the current directory); frame paths outside it become logical locations')
     .addHelpText(
       'after',
       '\nSidecar: NAME.expect.json beside NAME.txt, e.g. {"verdict": "deadlock", "cycles": [[7, 8, 9]]}.\n' +
         'In folders, golden outputs (golden/ folders, expected.* files) are not dumps.\n' +
         'Exit: 0 all checked dumps match, 1 a mismatch (or an unchecked dump with --strict), 2 unreadable input.',
     )
-    .action(async (paths: string[], options: RuleFlags & { strict: boolean; update: boolean; verbose: boolean; format: 'text' | 'json' | 'github'; sarif?: string; jobs: string }) => {
+    .action(async (paths: string[], options: RuleFlags & { strict: boolean; update: boolean; verbose: boolean; format: 'text' | 'json' | 'github'; sarif?: string; sarifRoot?: string; jobs: string }) => {
       if (!/^\d{1,3}$/.test(options.jobs) || Number(options.jobs) < 1) throw new UsageError(`--jobs takes a number of worker threads (1–999), not ${JSON.stringify(options.jobs)}`);
       const rules = await rulesFromFlags(options, io);
       const sarifEntries: SarifEntry[] = [];
@@ -437,14 +438,17 @@ export function registerCheck(program: Command, io: CliIO, sink: ExitSink): void
         jobs: Number(options.jobs),
         ruleFlags: { rules: options.rules, disable: options.disable },
         onAnalysed: (row, analysis) => {
-          if (options.sarif !== undefined) sarifEntries.push({ analysis, inputUri: row.file });
+          if (options.sarif !== undefined) sarifEntries.push({ analysis, inputUri: resolve(io.cwd, row.file) });
           if (options.format === 'github') findings.set(row, githubAnnotations(analysis));
         },
       };
       const dumps = await findDumps(paths, io.cwd);
       if (dumps.length === 0) throw new UsageError(`no dumps found in ${paths.join(', ')} (looked for ${DUMP_EXTENSIONS.map((e) => `*.${e}`).join(', ')})`);
       const rows = await checkDumps(dumps, checkOptions, io, progressBar(io));
-      if (options.sarif !== undefined) writeReport(resolve(io.cwd, options.sarif), options.sarif, renderSarifLog(sarifEntries, { locateInDump: true }));
+      if (options.sarif !== undefined) {
+        const log = renderSarifLog(sarifEntries, { locateInDump: true, root: resolve(io.cwd, options.sarifRoot ?? '.'), ...(program.version() ? { version: program.version() as string } : {}) });
+        writeReport(resolve(io.cwd, options.sarif), options.sarif, log);
+      }
       const output =
         options.format === 'json'
           ? renderCheckJson(rows, checkOptions)
