@@ -135,6 +135,17 @@ export const ZOOS: readonly Zoo[] = [
       'alloc-churn': { rules: ['alloc.signal-handler-reentry', 'alloc.jemalloc.mutex'], state: 'blocked' },
     },
   },
+  {
+    name: 'tcmalloc-wait-zoo',
+    tool: 'g++',
+    // gperftools' tcmalloc_minimal static archive (libgoogle-perftools-dev), a C++ library: linked with g++.
+    build: async (dir) => {
+      await run('g++', ['-g', '-O0', '-pthread', '-x', 'c', 'tcmalloc-wait-zoo.c', '-x', 'none', '-o', join(dir, 'tcmalloc-wait-zoo'), '-Wl,-Bstatic', '-ltcmalloc_minimal', '-Wl,-Bdynamic'], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'alloc-churn': { rules: ['alloc.tcmalloc.pageheap-lock'], state: 'blocked' },
+    },
+  },
 ];
 
 /** Builds a zoo into the live harness's build dir (so the harness starts and kills it like its own programs). */
