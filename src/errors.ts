@@ -2,7 +2,7 @@
  * Known errors: each prints as one line on stderr and exits 2. Anything else that escapes is a
  * bug, printed with a "please report" line (see cli/main.ts). Tests check `code`, not wording.
  */
-export type ErrorCode = 'E_USAGE' | 'E_INPUT' | 'E_RULE' | 'E_GDB';
+export type ErrorCode = 'E_USAGE' | 'E_INPUT' | 'E_RULE' | 'E_GDB' | 'E_OUTPUT';
 
 export class WaitgraphError extends Error {
   readonly code: ErrorCode;
@@ -38,5 +38,12 @@ export class RuleError extends WaitgraphError {
 export class GdbError extends WaitgraphError {
   constructor(message: string) {
     super('E_GDB', message);
+  }
+}
+
+/** The report cannot be written: a full disk, a closed or failing standard output. */
+export class OutputError extends WaitgraphError {
+  constructor(message: string) {
+    super('E_OUTPUT', message);
   }
 }

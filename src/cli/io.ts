@@ -11,6 +11,10 @@ export interface CliIO {
   stdin: AsyncIterable<string | Buffer>;
   /** Whether stdout / stderr are terminals (colour, progress bars). */
   stdoutIsTTY: boolean;
+  /** Whether stdin is a terminal: then a run with no file waits for nobody (analyze hints instead). */
+  stdinIsTTY?: boolean;
+  /** The terminal's width in columns when stdout is a terminal (the text report wraps to it). */
+  stdoutColumns?: number;
   stderrIsTTY: boolean;
   /** Environment (NO_COLOR, FORCE_COLOR, …). */
   env: Readonly<Record<string, string | undefined>>;

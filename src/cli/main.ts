@@ -8,7 +8,9 @@
  * reporters, instead of after (issue 4: attach within 1.3 × gdb's own `thread apply all bt`).
  */
 import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import type { CliIO } from './io.js';
+import { OutputError } from '../errors.js';
 
 /**
  * The whole run, as one promise rather than top-level awaits: the bundle build (build/bundle.ts)
@@ -26,22 +28,34 @@ async function main(): Promise<void> {
   const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
   const io: CliIO = {
-    out: (text) => void process.stdout.write(text),
+    // stdout to a file writes synchronously and throws (a full disk: ENOSPC); to a pipe the
+    // error comes later as an event (below). Either way: one line, exit 2.
+    out: (text) => {
+      try {
+        process.stdout.write(text);
+      } catch (error) {
+        throw outputError(error as NodeJS.ErrnoException);
+      }
+    },
     err: (text) => void process.stderr.write(text),
     // Created on first use: only a command that reads stdin pays for opening it.
     get stdin() {
       return process.stdin;
     },
     stdoutIsTTY: process.stdout.isTTY === true,
+    stdinIsTTY: isatty(0),
+    ...(process.stdout.isTTY === true && process.stdout.columns > 0 ? { stdoutColumns: process.stdout.columns } : {}),
     stderrIsTTY: process.stderr.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
   };
 
-  // A closed pipe (`waitgraph … | head`) is not an error worth a stack trace.
+  // A closed pipe (`waitgraph … | head`) is not an error worth a stack trace; any other write
+  // error on a pipe (EIO, ENOSPC behind it) is one line and exit 2.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    process.stderr.write(`waitgraph: ${outputError(error).message}\n`);
+    process.exit(2);
   });
 
   try {
@@ -50,6 +64,13 @@ async function main(): Promise<void> {
     // An early gdb the command did not take (it failed before running) detaches and exits.
     await early?.releaseEarlyAttach();
   }
+}
+
+/** `cannot write the report to standard output: no space left on device (ENOSPC)`. */
+function outputError(error: NodeJS.ErrnoException): OutputError {
+  const words: Record<string, string> = { ENOSPC: 'no space left on device', EIO: 'an input/output error', EDQUOT: 'over the disk quota', EFBIG: 'the file is too large', EPIPE: 'the reader closed the pipe' };
+  const why = error.code ? `${words[error.code] ?? error.message} (${error.code})` : error.message;
+  return new OutputError(`cannot write the report to standard output: ${why}`);
 }
 
 export const done: Promise<void> = main();

@@ -11,7 +11,7 @@ import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { CliIO } from './io.js';
-import { InputError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 
 /** How many leading bytes the binary check looks at. */
 export const SNIFF_BYTES = 8192;
@@ -38,6 +38,16 @@ export function looksBinary(bytes: Uint8Array): boolean {
     if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0b && b !== 0x0c && b !== 0x0d && b !== 0x1b && b !== 0x08) control++;
   }
   return bytes.length > 0 && control * 10 > bytes.length;
+}
+
+/**
+ * Nothing piped in and no file named: with a terminal on stdin the command would wait silently
+ * for a paste nobody is typing, so it says how to give a dump instead (a UsageError: one line,
+ * exit 2). An explicit `-` still reads the terminal, for pasting.
+ */
+export function refuseSilentTerminal(fileGiven: boolean, io: CliIO): void {
+  if (fileGiven || io.stdinIsTTY !== true) return;
+  throw new UsageError("no dump given: pipe gdb into it (gdb -p PID -batch -ex 'thread apply all bt' | waitgraph), name a file, or give - to paste one (end with Ctrl-D); waitgraph --help lists the commands");
 }
 
 /** A short name for messages: the path as the user typed it, or `standard input`. */

@@ -52,15 +52,11 @@ export function earlyPlan(argv: readonly string[]): EarlyPlan | null {
       const v = value();
       if (v === null || !/^\d{1,5}$/.test(v) || Number(v) < 1) return null;
       timeout = v;
-    } else if (name === '--save-dump' || name === '--disable') {
+    } else if (name === '--save-dump' || name === '--disable' || name === '--rules') {
       if (value() === null) return null;
     } else if (name === '--exe' && command === 'core') {
       exe = value();
       if (exe === null || exe === '') return null;
-    } else if (name === '--rules' && inline === null) {
-      // Variadic: every following word up to the next option is a rule file.
-      if (argv[i + 1] === undefined || (argv[i + 1] as string).startsWith('-')) return null;
-      while (argv[i + 1] !== undefined && !(argv[i + 1] as string).startsWith('-')) i += 1;
     } else if (arg.startsWith('-') || positional !== null) {
       return null;
     } else {

@@ -64,7 +64,7 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
   for (const given of options.extraFiles ?? []) {
     const path = resolve(cwd, given);
     if (!existsSync(path)) throw new RuleError(`${given}: rule file not found`);
-    const files = statSync(path).isDirectory() ? listRuleFiles(path) : [path];
+    const files = statSync(path).isDirectory() ? listRuleFiles(path, given) : [path];
     if (files.length === 0) throw new RuleError(`${given}: no rule files (.yaml, .yml, .json) in this folder`);
     for (const f of files) {
       // A user pack's own wait primitives join the built-in ones.
@@ -80,14 +80,37 @@ export function loadRules(options: LoadRulesOptions = {}): LoadedRules {
 }
 
 /** The rule files and primitives files in a user's folder and its subfolders (each folder a pack). */
-function listRuleFiles(dir: string): string[] {
+function listRuleFiles(dir: string, shown: string): string[] {
   const out: string[] = [];
-  for (const entry of readdirSync(dir).sort()) {
+  for (const entry of readFolder(dir, shown).sort()) {
     const p = join(dir, entry);
-    if (statSync(p).isDirectory()) out.push(...listRuleFiles(p));
+    const entryShown = join(shown, entry);
+    let isFolder: boolean;
+    try {
+      isFolder = statSync(p).isDirectory();
+    } catch (error) {
+      // A dangling link or an entry gone meanwhile: a rule the user meant to load is missing.
+      throw new RuleError(`${entryShown}: cannot read rule file: ${reason(error)}`);
+    }
+    if (isFolder) out.push(...listRuleFiles(p, entryShown));
     else if (isRuleFileName(entry) || entry === PRIMITIVES_FILE) out.push(p);
   }
   return out;
+}
+
+function readFolder(dir: string, shown: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    throw new RuleError(`${shown}: cannot read rule folder: ${reason(error)}`);
+  }
+}
+
+/** `permission denied (EACCES)`, `no such file or directory (ENOENT)`: the errno, in words. */
+function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', ENOENT: 'no such file or directory (a dangling link?)', ELOOP: 'a symbolic link loop', ENOTDIR: 'not a folder' };
+  return code ? `${words[code] ?? (error as Error).message} (${code})` : (error as Error).message;
 }
 
 interface ParsedFile {

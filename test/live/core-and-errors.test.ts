@@ -7,7 +7,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -89,6 +89,36 @@ describe('core mode', { concurrency: 1 }, () => {
     const r = await runWaitgraphAsync(['core', orphanCore]);
     assert.equal(r.code, 2);
     oneErrorLine(r.stderr, /executable .*gone-binary.* is not available; pass --exe BINARY/);
+  });
+
+  test('a core of a program started by a relative path: found from the working directory, then from the core\'s folder', { skip, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+    const { exe } = await abbaCore();
+    const build = join(scratch, 'rel-build');
+    mkdirSync(build, { recursive: true });
+    copyFileSync(exe, join(build, 'abba'));
+    const { spawn } = await import('node:child_process');
+    // Started as `./abba` from its folder: the core records the relative name `./abba`.
+    const child = spawn('./abba', [], { cwd: build, stdio: ['ignore', 'pipe', 'ignore'] });
+    let core: string;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => (/READY/.test(d.toString()) ? resolve() : undefined));
+        child.once('exit', () => reject(new Error('exited early')));
+      });
+      await run('gcore', ['-o', join(build, 'rel'), String(child.pid)], { timeout: 60_000 });
+      core = join(build, `rel.${child.pid}`);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const fromItsFolder = await runWaitgraphAsync(['core', core], {}, 120_000, build);
+    assert.equal(fromItsFolder.code, 1, fromItsFolder.stderr);
+    // From elsewhere, ./abba is not in the working directory but beside the core.
+    const fromElsewhere = await runWaitgraphAsync(['core', core], {}, 120_000, scratch);
+    assert.equal(fromElsewhere.code, 1, fromElsewhere.stderr);
+    rmSync(join(build, 'abba'));
+    const gone = await runWaitgraphAsync(['core', core], {}, 120_000, scratch);
+    assert.equal(gone.code, 2);
+    oneErrorLine(gone.stderr, /executable \(\.\/abba, looked for .*rel-build\/abba\) is not available; pass --exe BINARY/);
   });
 
   test('not a core, a missing core, a missing --exe, a mismatched --exe: one line, exit 2', { skip, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {

@@ -25,7 +25,10 @@ test('plain attach and core lines start gdb early, with the target and the step 
   assert.deepEqual(earlyPlan(['attach', '-f', 'markdown', '4242', '--timeout', '7']), { target: pid(4242), commandTimeoutMs: 7_000 });
   assert.deepEqual(earlyPlan(['attach', '-fjson', '4242', '--timeout=30']), { target: pid(4242), commandTimeoutMs: 30_000 });
   assert.deepEqual(earlyPlan(['attach', '4242', '--save-dump', 'out.txt']), { target: pid(4242), commandTimeoutMs: 120_000 });
-  assert.deepEqual(earlyPlan(['attach', '4242', '--rules', 'a.yaml', 'b.yaml', '--format', 'text']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  // --rules takes one value and repeats (as in analyze), so the pid after it is the pid.
+  assert.deepEqual(earlyPlan(['attach', '4242', '--rules', 'a.yaml', '--rules', 'b.yaml', '--format', 'text']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '--rules', 'a.yaml', '4242']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '--rules=a.yaml', '4242', '--disable', 'rust']), { target: pid(4242), commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['core', 'hung.4242']), { target: { kind: 'core', core: 'hung.4242', exe: null }, commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['core', '--exe', './server', 'hung.4242', '-f', 'json']), { target: { kind: 'core', core: 'hung.4242', exe: './server' }, commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['core', 'hung.4242', '--exe=./server', '--timeout', '9']), { target: { kind: 'core', core: 'hung.4242', exe: './server' }, commandTimeoutMs: 9_000 });
@@ -48,8 +51,8 @@ test('anything else is left to the command (no gdb before commander has read arg
     ['attach', '4242', '--timeout', '123456'],
     ['attach', '4242', '--bogus'],
     ['attach', '4242', '--'],
-    ['attach', '--rules', 'a.yaml', '4242'], // the pid is read as a second rule file
-    ['attach', '--rules=a.yaml', '4242'],
+    ['attach', '4242', '--rules', 'a.yaml', 'b.yaml'], // b.yaml is a second positional
+    ['attach', '4242', '--rules'],
     ['attach', '0x10'],
     ['attach', '-1'],
     ['attach', '0'],

@@ -7,11 +7,11 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { FIXTURES, ROOT } from '../helpers/paths.js';
+import { BIN, FIXTURES, ROOT } from '../helpers/paths.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wg-bad-input-'));
@@ -57,9 +57,33 @@ interface Row {
   message: RegExp;
   /** Overrides the exit check with "exit code decided by the dump's content" (0 or 1). */
   content?: boolean;
+  /** For exit 2: the line is on stdout (check's table carries its errors), stderr stays empty. */
+  onStdout?: boolean;
+  /** Run with stdout to this file (a full disk: /dev/full). */
+  stdoutFile?: string;
+  /** Run with a terminal on stdin (through script(1)); what the terminal shows is checked. */
+  tty?: boolean;
 }
 
 const gdbAvailable = spawnSync('gdb', ['--version']).status === 0;
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+/** A folder holding one sample dump with the given sidecar text (or none). */
+function checkFolder(name: string, sidecar: string | null): string {
+  const folder = join(dir, name);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'abba.txt'), ABBA);
+  if (sidecar !== null) writeFileSync(join(folder, 'abba.expect.json'), sidecar);
+  return folder;
+}
+
+/** A rule folder whose one entry is a link to nothing. */
+function danglingRuleFolder(): string {
+  const folder = join(dir, 'rules-dangling');
+  mkdirSync(folder, { recursive: true });
+  symlinkSync(join(dir, 'no-such-rule.yaml'), join(folder, 'gone.yaml'));
+  return folder;
+}
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 const ROWS: Row[] = [
@@ -85,6 +109,15 @@ const ROWS: Row[] = [
   { kind: 'Rule file: two unbounded repeats, `.*x.*y`', exit: 2, run: () => ({ args: ['--rules', rule('my.stars', (y) => y.replace(SLEEP_GLOB, 'regex: ".*x.*y"')), file('l.txt', ABBA)] }), message: /^waitgraph: .*my\.stars\.yaml:\d+: .*more than one unbounded quantifier/ },
   { kind: 'Rule file: missing', exit: 2, run: () => ({ args: ['--rules', join(dir, 'nothere.yaml'), file('m.txt', ABBA)] }), message: /^waitgraph: .*nothere\.yaml: rule file not found$/ },
   { kind: 'Rule file: id and file name differ', exit: 2, run: () => ({ args: ['--rules', file('other-name.yaml', SLEEP_RULE.replace('id: glibc.sleep', 'id: my.sleep')), file('n.txt', ABBA)] }), message: /^waitgraph: .*other-name\.yaml:1: id: the id my\.sleep must equal the file name \(other-name\)$/ },
+  { kind: '`attach --rules r.yaml PID` (a pid after a rule file)', exit: 2, run: () => ({ args: ['attach', '--rules', rule('my.attach', (y) => y), '4194303'] }), message: /^waitgraph: no process with pid 4194303$/ },
+  { kind: '`--save-dump` into a missing folder', exit: 2, run: () => ({ args: ['attach', '--save-dump', join(dir, 'no-folder', 'saved.txt'), '4194303'] }), message: /^waitgraph: cannot write the dump .*no-folder\/saved\.txt: its folder does not exist$/ },
+  { kind: 'A rule folder holding a dangling link', exit: 2, run: () => ({ args: ['--rules', danglingRuleFolder(), file('o.txt', ABBA)] }), message: /^waitgraph: .*rules-dangling\/gone\.yaml: cannot read rule file: no such file or directory \(a dangling link\?\) \(ENOENT\)$/ },
+  { kind: 'Standard output on a full disk (`> /dev/full`)', exit: 2, stdoutFile: '/dev/full', run: () => ({ args: [file('p.txt', ABBA)] }), message: /^waitgraph: cannot write the report to standard output: no space left on device \(ENOSPC\)$/ },
+  { kind: 'A terminal on stdin and no file', exit: 2, tty: true, run: () => ({ args: [] }), message: /^waitgraph: no dump given: pipe gdb into it \(gdb -p PID -batch -ex 'thread apply all bt' \| waitgraph\), name a file, or give - to paste one/ },
+  { kind: '`check`: a sidecar with an unknown key (`"cycle"`)', exit: 2, onStdout: true, run: () => ({ args: ['check', checkFolder('typo', '{"verdict": "hang", "cycle": []}\n')] }), message: /^error: .*abba\.txt: .*abba\.expect\.json: unknown key "cycle" \(did you mean "cycles"\?\); a sidecar has verdict, cycles, hung$/ },
+  { kind: '`check --strict` where no dump has a sidecar', exit: 2, onStdout: true, run: () => ({ args: ['check', '--strict', checkFolder('bare', null)] }), message: /^nothing was checked: the one dump has no sidecar \(.*\), which is an error with --strict$/ },
+  { kind: '`check`: a `hang` sidecar naming other threads than hang', exit: 1, run: () => ({ args: ['check', checkFolder('hung', '{"verdict": "hang", "hung": [2]}\n')] }), message: /abba\.txt\s+hang \[2\]\s+hang \[2,3\]\s+MISMATCH/ },
+  { kind: '`check --jobs 0`', exit: 2, run: () => ({ args: ['check', '--jobs', '0', checkFolder('jobs', null)] }), message: /^waitgraph: --jobs takes a number of worker threads \(1–999\), not "0"$/ },
   { kind: '`attach`: a pid that does not exist', exit: 2, run: () => ({ args: ['attach', '4194303'] }), message: /^waitgraph: no process with pid 4194303$/ },
   { kind: '`attach`: text that is not a pid', exit: 2, run: () => ({ args: ['attach', '12abc'] }), message: /^waitgraph: not a process id: "12abc"$/ },
   { kind: '`attach`: gdb missing (`WAITGRAPH_GDB=/nonexistent/gdb`)', exit: 2, run: () => ({ args: ['attach', '1'], env: { WAITGRAPH_GDB: '/nonexistent/gdb' } }), message: /^waitgraph: gdb not found \(\/nonexistent\/gdb\); install gdb or set WAITGRAPH_GDB to its path$/ },
@@ -116,6 +149,7 @@ if (hasPython) {
 }
 
 const ROW_SKIP: Record<string, string | false> = {
+  'A terminal on stdin and no file': hasScript ? false : 'script(1) (util-linux) is not installed',
   '`attach`: a pid that cannot be traced (a zombie)': gdbAvailable ? false : 'gdb is not installed',
 };
 
@@ -133,7 +167,11 @@ function readmeRows(): Map<string, string> {
 test('the README has a "Bad input" table with a row for every case here, same exit code, at least 30 rows', () => {
   const rows = readmeRows();
   assert.ok(rows.size >= 30, `README table has ${rows.size} rows`);
-  for (const row of [...ROWS, { kind: '`core`: a core without its binary', exit: 2 as const, content: false }]) {
+  const live = [
+    { kind: '`core`: a core without its binary', exit: 2 as const, content: false },
+    { kind: '`core`: a core whose program was started by a relative path (`./server`)', exit: 0 as const, content: true },
+  ];
+  for (const row of [...ROWS, ...live]) {
     const cell = rows.get(row.kind);
     assert.ok(cell !== undefined, `README lacks a row for: ${row.kind}`);
     assert.ok(cell.includes(String(row.exit)), `README row "${row.kind}": exit cell ${cell} should say ${row.exit}`);
@@ -143,12 +181,16 @@ test('the README has a "Bad input" table with a row for every case here, same ex
 for (const row of ROWS) {
   test(`bad input: ${row.kind} → exit ${row.exit}${row.content === true ? ' (decided by the content)' : ''}`, { skip: ROW_SKIP[row.kind] ?? false }, async () => {
     const spec = await row.run();
-    const go = (args: string[]): ReturnType<typeof runWaitgraph> => runWaitgraph(args, { ...(spec.input !== undefined ? { input: spec.input } : {}), ...(spec.env ? { env: spec.env } : {}) });
+    const go = (args: string[]): ReturnType<typeof runWaitgraph> =>
+      row.tty === true ? onTerminal(args) : runWaitgraph(args, { ...(spec.input !== undefined ? { input: spec.input } : {}), ...(spec.env ? { env: spec.env } : {}), ...(row.stdoutFile ? { stdoutFile: row.stdoutFile } : {}) });
     const result = spec.args.includes('ZOMBIE') ? await withZombie((pid) => go(spec.args.map((a) => (a === 'ZOMBIE' ? String(pid) : a)))) : go(spec.args);
     assert.equal(result.code, row.exit, `exit code; stderr: ${result.stderr.slice(0, 500)}`);
     assert.doesNotMatch(result.stderr, /^\s+at .*\(.*:\d+:\d+\)$/m, 'no stack trace');
     assert.doesNotMatch(result.stderr, /internal error/);
-    if (row.exit === 2) {
+    if (row.exit === 2 && row.onStdout === true) {
+      assert.equal(result.stderr, '', 'the error is in the table, on stdout');
+      assert.match(result.stdout, new RegExp(row.message.source, 'm'));
+    } else if (row.exit === 2) {
       const lines = result.stderr.trimEnd().split('\n');
       assert.equal(lines.length, 1, `one line on stderr, got: ${result.stderr}`);
       assert.match(lines[0]!, row.message);
@@ -158,6 +200,17 @@ for (const row of ROWS) {
       assert.match(result.stdout, new RegExp(row.message.source, 'm'));
     }
   });
+}
+
+/**
+ * The CLI with a terminal on stdin: script(1) gives it a pseudo-terminal and copies what the
+ * terminal shows to its stdout (stdout and stderr together, so that is what is checked), and
+ * `-e` returns the command's exit code.
+ */
+function onTerminal(args: string[]): ReturnType<typeof runWaitgraph> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  return { code: r.status ?? -1, stderr: r.stdout.replaceAll('\r\n', '\n'), stdout: '' };
 }
 
 test('forging row, checked in detail: the frame inside the string is an argument, not a frame', () => {

@@ -12,7 +12,7 @@ import { addRuleOptions, rulesFromFlags, type RuleFlags } from '../rule-options.
 import { createChalk, FORMATS, reporters, type Format } from '../../report/index.js';
 import { renderJsonChunks, renderJsonListChunks } from '../../report/json.js';
 import type { Analysis } from '../../model/analysis.js';
-import { readInputChunks } from '../read-input.js';
+import { readInputChunks, refuseSilentTerminal } from '../read-input.js';
 import { GROUP_MODES, type GroupMode } from '../../report/group.js';
 import { visible } from '../../model/text-hygiene.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
@@ -48,6 +48,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .option('--no-color', 'never colour the report (as NO_COLOR=1)')
     .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again")
     .action(async (files: string[], flags: AnalyzeFlags) => {
+      refuseSilentTerminal(files.length > 0, io);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
         if (inputs.length > 1) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');

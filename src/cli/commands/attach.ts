@@ -8,7 +8,7 @@ import type { CliIO, ExitSink } from '../io.js';
 import { ExitCode } from '../exit-codes.js';
 import { UsageError } from '../../errors.js';
 import { createLiveAnalyzer, isFinding } from '../../analyze/index.js';
-import { loadRuleSet } from '../../rules/rule-set.js';
+import { addRuleOptions, rulesFromFlags } from '../rule-options.js';
 import { FORMATS, createChalk, isFormat, reporters } from '../../report/index.js';
 import { gdbIndexCacheFrom, gdbPathFrom } from '../../live/gdb-session.js';
 import { investigate, parsePid, type LiveAnalyzer, type LiveTarget } from '../../live/investigate.js';
@@ -18,7 +18,7 @@ import { checkWritable, writeOutputFile } from '../output-file.js';
 
 export interface LiveCommandOptions {
   format: string;
-  rules?: string[];
+  rules: string[];
   disable: string[];
   timeout: string;
   saveDump?: string;
@@ -26,10 +26,8 @@ export interface LiveCommandOptions {
 
 /** Options shared by `attach` and `core`. */
 export function addLiveOptions(command: Command): Command {
-  return command
+  return addRuleOptions(command)
     .addOption(new Option('-f, --format <format>', 'report format').choices(FORMATS).default('text'))
-    .option('--rules <file...>', 'extra rule files or folders (same format as the built-ins)')
-    .option('--disable <rule|pack>', 'turn off a rule (by id) or a whole pack (by name) (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--timeout <seconds>', 'limit for each gdb step (attach, backtrace, each owner query)', '120')
     .option('--save-dump <file>', "also write what gdb printed to this file: the backtraces, then the owner questions and gdb's answers as a session transcript (to paste into a bug report; it re-analyses to the same verdict)");
 }
@@ -41,7 +39,7 @@ export async function runLive(target: LiveTarget, options: LiveCommandOptions, i
   // Before gdb does any work: a dump that cannot be saved is a one-line error, not a lost run.
   if (options.saveDump) checkWritable(options.saveDump, io.cwd, 'the dump');
   // Rules and parser are made ready while gdb attaches.
-  const prepare = async (): Promise<LiveAnalyzer> => createLiveAnalyzer(await loadRuleSet({ extraFiles: options.rules ?? [], cwd: io.cwd }));
+  const prepare = async (): Promise<LiveAnalyzer> => createLiveAnalyzer(await rulesFromFlags(options, io));
   const format = options.format;
   const chalk = createChalk({ isTTY: io.stdoutIsTTY, env: io.env });
   const result = await investigate(target, {

@@ -8,7 +8,7 @@ import { ExitCode } from '../exit-codes.js';
 import { InputError } from '../../errors.js';
 import { parseDumpStream } from '../../analyze/index.js';
 import { escapeJsonInvisibles } from '../../model/text-hygiene.js';
-import { readInputChunks } from '../read-input.js';
+import { readInputChunks, refuseSilentTerminal } from '../read-input.js';
 
 export function registerParse(program: Command, io: CliIO, sink: { code: number }): void {
   program
@@ -16,6 +16,7 @@ export function registerParse(program: Command, io: CliIO, sink: { code: number 
     .description('Parse gdb backtrace text and print the model as JSON (every input line is either parsed or listed as ignored).')
     .argument('[file]', 'a file holding gdb output, or - for standard input (the default)')
     .action(async (file: string | undefined) => {
+      refuseSilentTerminal(file !== undefined, io);
       const dump = await parseDumpStream(readInputChunks(file, io));
       if (dump.stats.backtraces === 0) {
         const name = file === undefined || file === '-' ? 'standard input' : file;

@@ -34,7 +34,8 @@ test('matching sidecars exit 0; a changed verdict exits 1; --update restores exi
     assert.deepEqual(sidecars(dir), ['abba-no-owners.expect.json', 'abba.expect.json', 'founding.expect.json']);
     assert.equal(readFileSync(join(dir, 'founding.expect.json'), 'utf8'), '{"verdict": "deadlock", "cycles": [[7, 8, 9]]}\n');
     assert.equal(readFileSync(join(dir, 'abba.expect.json'), 'utf8'), '{"verdict": "deadlock", "cycles": [[2, 3]]}\n');
-    assert.equal(readFileSync(join(dir, 'abba-no-owners.expect.json'), 'utf8'), '{"verdict": "hang", "cycles": []}\n');
+    // A hang's sidecar names the hung threads (--update writes them; a hand-written one may leave them out).
+    assert.equal(readFileSync(join(dir, 'abba-no-owners.expect.json'), 'utf8'), '{"verdict": "hang", "cycles": [], "hung": [2, 3]}\n');
 
     const ok = runWaitgraph(['check', dir]);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
@@ -61,9 +62,15 @@ test('matching sidecars exit 0; a changed verdict exits 1; --update restores exi
     assert.match(unchecked.stdout, /0 matched, 0 mismatched, 3 unchecked \(no sidecar; --verbose lists them\)/);
     assert.doesNotMatch(unchecked.stdout, /founding\.txt/, 'unchecked rows are not listed by default');
     assert.match(runWaitgraph(['check', '--verbose', dir]).stdout, /founding\.txt\s+-\s+-\s+unchecked/);
+    assert.match(unchecked.stdout, /nothing was checked: none of the 3 dumps has a sidecar/);
+    // --strict promises something was checked: a run that checked nothing is an input error.
     const strict = runWaitgraph(['check', '--strict', dir]);
-    assert.equal(strict.code, 1);
+    assert.equal(strict.code, 2);
     assert.match(strict.stdout, /founding\.txt\s+-\s+-\s+unchecked/, '--strict lists what fails');
+    assert.match(strict.stdout, /nothing was checked: .*an error with --strict/);
+    writeFileSync(join(dir, 'abba.expect.json'), '{"verdict": "deadlock", "cycles": [[2, 3]]}\n');
+    assert.equal(runWaitgraph(['check', '--strict', dir]).code, 1, 'one checked, two unchecked: the unchecked fail --strict');
+    rmSync(join(dir, 'abba.expect.json'));
 
     const first = runWaitgraph(['check', '--update', dir]);
     assert.equal(first.code, 0, first.stdout + first.stderr);
@@ -163,4 +170,60 @@ test('the project\'s own fixtures pass `waitgraph check fixtures/`', () => {
   assert.match(result.stdout, /fixtures\/enzyme-autodiff-deferred\.txt\s+deadlock \{7,8,9\}\s+deadlock \{7,8,9\}\s+ok/);
   assert.match(result.stdout, /fixtures\/check\/abba-with-owners\.txt\s+deadlock \{2,3\}\s+deadlock \{2,3\}\s+ok/);
   assert.doesNotMatch(result.stdout, /fixtures\/golden\//);
+});
+
+test('a sidecar with an unknown key (a typo) is an error, exit 2, naming the key and the likely one', () => {
+  const dir = sampleFolder();
+  try {
+    writeFileSync(join(dir, 'founding.expect.json'), '{"verdict": "deadlock", "cycle": [[7, 8, 9]]}\n');
+    const r = runWaitgraph(['check', dir]);
+    assert.equal(r.code, 2);
+    assert.match(r.stdout, /founding\.txt .*ERROR/);
+    assert.match(r.stdout, /error: .*founding\.expect\.json: unknown key "cycle" \(did you mean "cycles"\?\); a sidecar has verdict, cycles, hung/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a hang sidecar may name the hung threads: the same set matches, another does not', () => {
+  const dir = sampleFolder();
+  try {
+    const hangDump = 'abba-no-owners.log';
+    const sidecar = join(dir, 'abba-no-owners.expect.json');
+    const only = join(dir, hangDump);
+    writeFileSync(sidecar, '{"verdict": "hang", "hung": [3, 2]}\n');
+    assert.equal(runWaitgraph(['check', only]).code, 0, 'order does not matter');
+    writeFileSync(sidecar, '{"verdict": "hang"}\n');
+    assert.equal(runWaitgraph(['check', only]).code, 0, 'without hung only the verdict is checked');
+    writeFileSync(sidecar, '{"verdict": "hang", "hung": [2]}\n');
+    const bad = runWaitgraph(['check', only]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /hang \[2\]\s+hang \[2,3\]\s+MISMATCH/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--jobs N analyses in worker threads with the same table, SARIF and exit code as one job', () => {
+  const dir = sampleFolder();
+  try {
+    for (let i = 0; i < 6; i++) copyFileSync(FOUNDING, join(dir, `copy-${i}.txt`));
+    writeFileSync(join(dir, 'broken.txt'), 'no backtrace here\n');
+    writeFileSync(join(dir, 'broken.expect.json'), '{"verdict": "ok"}\n');
+    assert.equal(runWaitgraph(['check', '--update', dir]).code, 2, 'the dump without a backtrace is an error row');
+    const one = runWaitgraph(['check', '--sarif', join(dir, 'one.sarif'), dir]);
+    const three = runWaitgraph(['check', '--jobs', '3', '--sarif', join(dir, 'three.sarif'), dir]);
+    assert.equal(three.code, one.code);
+    assert.equal(three.stdout, one.stdout);
+    assert.match(three.stdout, /9 matched, 0 mismatched, 0 unchecked, 1 unreadable/);
+    assert.equal(readFileSync(join(dir, 'three.sarif'), 'utf8'), readFileSync(join(dir, 'one.sarif'), 'utf8'));
+    writeFileSync(join(dir, 'founding.expect.json'), '{"verdict": "ok"}\n');
+    const mismatch = runWaitgraph(['check', '-j', '2', dir]);
+    assert.match(mismatch.stdout, /founding\.txt\s+ok\s+deadlock \{7,8,9\}\s+MISMATCH/);
+    const bad = runWaitgraph(['check', '--jobs', '0', dir]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^waitgraph: --jobs takes a number of worker threads \(1–999\), not "0"\n$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
