@@ -28,7 +28,7 @@ test('founding report: one deadlock {7, 8, 9}: Julia GC stop-the-world ↔ LLVM 
   assert.match(d.title, /Julia GC stop-the-world ↔ LLVM ORC lazy compile/);
   assert.deepEqual(d.blockedBehind, ['1', '3', '4', '5', '6']);
   assert.match(d.signature, /^[0-9a-f]{12}$/);
-  assert.ok(d.rules.includes('enzyme.deferred-trampoline-gc'));
+  assert.ok(d.rules.includes('julia.gc.orc-lazy-compile'));
   for (const id of ['julia.gc.initiator', 'julia.thread.unsafe-blocked', 'orc.reenter-wait', 'orc.materializer']) assert.ok(d.rules.includes(id), id);
   // The cycle starts at the lowest thread and goes through the trampoline held by 9.
   assert.equal(d.cycle[0]?.from, '7');

@@ -70,6 +70,82 @@ export const ZOOS: readonly Zoo[] = [
       'pool-idle': { rules: ['omp.pool-idle'], state: 'idle' },
     },
   },
+  {
+    name: 'qt-wait-zoo',
+    tool: 'pkg-config',
+    // Qt 5 from Debian (qtbase5-dev): libQt5Core keeps its exported names (QBasicMutex::lockInternal,
+    // QWaitCondition::wait, …); its internal functions show as `??`.
+    build: async (dir) => {
+      const flags = (await run('pkg-config', ['--cflags', '--libs', 'Qt5Core', 'Qt5Concurrent'], { timeout: 20_000 })).stdout.trim().split(/\s+/);
+      await run('g++', ['-g', '-O0', '-fPIC', '-pthread', '-o', join(dir, 'qt-wait-zoo'), 'qt-wait-zoo.cpp', ...flags], { cwd: PROGRAMS_DIR, timeout: 300_000 });
+    },
+    threads: {
+      'qmutex-waiter': { rules: ['qt.mutex.lock'], state: 'blocked' },
+      'qrecmutex-wait': { rules: ['qt.mutex.lock'], state: 'blocked' },
+      'qrw-reader': { rules: ['qt.rwlock.read'], state: 'blocked' },
+      'qrw-writer': { rules: ['qt.rwlock.write'], state: 'blocked' },
+      'qsem-waiter': { rules: ['qt.semaphore.acquire'], state: 'blocked' },
+      'qcond-waiter': { rules: ['qt.condition.wait'], state: 'idle' },
+      'qthread-joiner': { rules: ['qt.thread.wait'], state: 'joining' },
+      'qfuture-waiter': { rules: ['qt.future.wait'], state: 'blocked' },
+    },
+  },
+  {
+    name: 'glib-wait-zoo',
+    tool: 'pkg-config',
+    // GLib linked statically (libglib2.0-dev's libglib-2.0.a): Debian's libglib-2.0.so keeps no
+    // symbols for g_mutex_lock_slowpath or g_main_context_wait_internal; the archive does.
+    build: async (dir) => {
+      const cflags = (await run('pkg-config', ['--cflags', 'glib-2.0'], { timeout: 20_000 })).stdout.trim().split(/\s+/);
+      await run('gcc', ['-g', '-O0', '-pthread', ...cflags, '-o', join(dir, 'glib-wait-zoo'), 'glib-wait-zoo.c', '-Wl,-Bstatic', '-lglib-2.0', '-lpcre2-8', '-Wl,-Bdynamic', '-lm'], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'gmutex-waiter': { rules: ['glib.mutex.lock'], state: 'blocked' },
+      'grecmutex-wait': { rules: ['glibc.mutex.wait'], state: 'blocked' },
+      'grw-reader': { rules: ['glibc.rwlock.read'], state: 'blocked' },
+      'grw-writer': { rules: ['glibc.rwlock.write'], state: 'blocked' },
+      'gcond-waiter': { rules: ['glib.cond.wait'], state: 'idle' },
+      'gthread-joiner': { rules: ['glibc.join'], state: 'joining' },
+      'gcontext-waiter': { rules: ['glib.main-context.wait'], state: 'blocked' },
+      'gqueue-popper': { rules: ['glib.async-queue.pop'], state: 'idle' },
+      'gloop-idle': { rules: ['glib.main-loop.poll'], state: 'main-loop' },
+    },
+  },
+  {
+    name: 'alloc-wait-zoo',
+    tool: 'gcc',
+    // glibc's own malloc: the signal handler's malloc waits for the arena lock the loop it
+    // interrupted holds.
+    build: async (dir) => {
+      await run('gcc', ['-g', '-O0', '-pthread', '-o', join(dir, 'alloc-wait-zoo'), 'alloc-wait-zoo.c'], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'alloc-churn': { rules: ['alloc.signal-handler-reentry', 'glibc.malloc.arena-lock'], state: 'blocked' },
+    },
+  },
+  {
+    name: 'jemalloc-wait-zoo',
+    tool: 'gcc',
+    // jemalloc's static archive (libjemalloc-dev) keeps the names of its lock functions
+    // (je_malloc_mutex_lock_slow); Debian's libjemalloc.so.2 does not.
+    build: async (dir) => {
+      await run('gcc', ['-g', '-O0', '-pthread', '-o', join(dir, 'jemalloc-wait-zoo'), 'jemalloc-wait-zoo.c', '-Wl,-Bstatic', '-ljemalloc', '-Wl,-Bdynamic', '-lm', '-ldl'], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'alloc-churn': { rules: ['alloc.signal-handler-reentry', 'alloc.jemalloc.mutex'], state: 'blocked' },
+    },
+  },
+  {
+    name: 'tcmalloc-wait-zoo',
+    tool: 'g++',
+    // gperftools' tcmalloc_minimal static archive (libgoogle-perftools-dev), a C++ library: linked with g++.
+    build: async (dir) => {
+      await run('g++', ['-g', '-O0', '-pthread', '-x', 'c', 'tcmalloc-wait-zoo.c', '-x', 'none', '-o', join(dir, 'tcmalloc-wait-zoo'), '-Wl,-Bstatic', '-ltcmalloc_minimal', '-Wl,-Bdynamic'], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'alloc-churn': { rules: ['alloc.tcmalloc.pageheap-lock'], state: 'blocked' },
+    },
+  },
 ];
 
 /** Builds a zoo into the live harness's build dir (so the harness starts and kills it like its own programs). */
