@@ -375,6 +375,13 @@ const NAMED_HOLDERS = 8;
  */
 function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>, wait: StepWait | undefined, all: readonly ThreadAnalysis[]): string {
   const self = wait?.waiterMayHold ?? true;
+  // Any thread could: counted, not listed — listing every thread for every waiter was quadratic
+  // (30,000 waiters of one lock). The words are those the lists below would give.
+  if (need.candidates === 'any' && all.length - 1 > NAMED_HOLDERS) {
+    const listed = `any of ${all.length - 1} other threads`;
+    if (!self) return `${listed} could hold it; not itself: the lock is recursive, its owner takes it again without waiting`;
+    return `${listed} could hold it, or ${listThreads([waiter])} itself: the lock is not recursive`;
+  }
   const keys = need.candidates === 'any' ? all.map((t) => t.key).filter((k) => self || k !== waiter) : need.candidates.filter((k) => self || k !== waiter);
   if (keys.length === 0) return 'no thread of the dump could hold it';
   const others = keys.filter((k) => k !== waiter);
