@@ -375,22 +375,33 @@ const NAMED_HOLDERS = 8;
  */
 function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>, wait: StepWait | undefined, all: readonly ThreadAnalysis[]): string {
   const self = wait?.waiterMayHold ?? true;
-  // Any thread could: counted, not listed — listing every thread for every waiter was quadratic
-  // (30,000 waiters of one lock). The words are those the lists below would give.
-  if (need.candidates === 'any' && all.length - 1 > NAMED_HOLDERS) {
-    const listed = `any of ${all.length - 1} other threads`;
-    if (!self) return `${listed} could hold it; not itself: the lock is recursive, its owner takes it again without waiting`;
-    return `${listed} could hold it, or ${listThreads([waiter])} itself: the lock is not recursive`;
+  // The other threads are counted, and listed only when few: a list of every thread for each of
+  // 30,000 waiters of one lock was quadratic.
+  let itself: boolean;
+  let othersCount: number;
+  let others: () => ThreadKey[];
+  if (need.candidates === 'any') {
+    itself = self;
+    othersCount = all.length - 1;
+    others = () => all.map((t) => t.key).filter((k) => k !== waiter);
+  } else {
+    const keys = need.candidates.filter((k) => self || k !== waiter);
+    itself = keys.includes(waiter);
+    othersCount = keys.length - (itself ? 1 : 0);
+    others = () => keys.filter((k) => k !== waiter);
   }
-  const keys = need.candidates === 'any' ? all.map((t) => t.key).filter((k) => self || k !== waiter) : need.candidates.filter((k) => self || k !== waiter);
-  if (keys.length === 0) return 'no thread of the dump could hold it';
-  const others = keys.filter((k) => k !== waiter);
-  const itself = keys.includes(waiter);
+  if (othersCount === 0) return itself ? `only ${listThreads([waiter])} itself could, having locked it twice` : 'no thread of the dump could hold it';
   const recursive = self ? '' : '; not itself: the lock is recursive, its owner takes it again without waiting';
-  if (others.length === 0) return `only ${listThreads([waiter])} itself could, having locked it twice`;
-  const listed = others.length > NAMED_HOLDERS ? `any of ${others.length} other threads` : others.length === 1 ? listThreads(others) : `${listThreads(others.slice(0, -1))} or ${others[others.length - 1]!.startsWith('bt@') ? listThreads(others.slice(-1)) : others[others.length - 1]}`;
+  const listed = othersCount > NAMED_HOLDERS ? `any of ${othersCount} other threads` : namedHolders(others());
   if (!itself) return `${listed} could hold it${recursive}`;
   return `${listed} could hold it, or ${listThreads([waiter])} itself: the lock is not recursive`;
+}
+
+/** `thread 3`, `threads 1, 3 or 4`. */
+function namedHolders(keys: readonly ThreadKey[]): string {
+  if (keys.length === 1) return listThreads(keys);
+  const last = keys[keys.length - 1] as ThreadKey;
+  return `${listThreads(keys.slice(0, -1))} or ${last.startsWith('bt@') ? listThreads([last]) : last}`;
 }
 
 function cycleReason(d: Deadlock, name: (key: ThreadKey) => string): VerdictReason {

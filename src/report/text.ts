@@ -113,20 +113,11 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   if (unresolved.length > 0) {
     out.push('');
     out.push(c.bold('Unresolved waits (the text does not show who holds them):'));
-    // Waiters of one resource that the same command settles are one entry, at its first member.
-    const idOf = (u: (typeof unresolved)[number]): string => JSON.stringify([u.description, u.resource, u.gdbCommand ?? null]);
-    const members = new Map<string, ThreadKey[]>();
-    for (const u of unresolved) {
-      const list = members.get(idOf(u));
-      if (list) list.push(u.thread);
-      else members.set(idOf(u), [u.thread]);
-    }
-    for (const u of unresolved) {
-      const group = members.get(idOf(u)) as ThreadKey[];
-      if (group.length >= GROUP_FROM && group[0] !== u.thread) continue;
-      const who = group.length >= GROUP_FROM ? `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each` : name(threads.get(u.thread), u.thread);
-      out.push(...wrap(`${who} ${u.description} (${u.resource})`, '  ', '      '));
-      if (u.gdbCommand) out.push(`    ask gdb: ${c.cyan(u.gdbCommand)}`);
+    // Waiters of one resource that the same command settles are one entry.
+    const entries = unresolved.map((u) => ({ key: u.thread, id: JSON.stringify([u.description, u.resource, u.gdbCommand ?? null]), u }));
+    for (const { who, entry } of alikeEntries(entries, threads, layout)) {
+      out.push(...wrap(`${who} ${entry.u.description} (${entry.u.resource})`, '  ', '      '));
+      if (entry.u.gdbCommand) out.push(`    ask gdb: ${c.cyan(entry.u.gdbCommand)}`);
     }
   }
 
@@ -233,29 +224,18 @@ function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>
     if (list) list.push(r.text);
     else reasons.set(r.thread, [r.text]);
   }
-  // Threads that wait the same way at the same place are one entry (at its first member's place):
-  // 412 waiters of one mutex are one line, not 412 (the report stays linear in the dump, and readable).
-  const entryOf = (key: ThreadKey): { texts: string[]; site: string | null; id: string } => {
+  // Threads that wait the same way at the same place are one entry: 412 waiters of one mutex are
+  // one line, not 412 (the report stays linear in the dump, and readable).
+  const entries = analysis.hung.map((key) => {
     const t = threads.get(key);
     const mine = reasons.get(key) ?? [];
     const texts = mine.length > 0 ? mine : [t?.stateText ?? 'waits'];
     const site = t?.acquireSite ? siteText(t.acquireSite) : null;
-    return { texts, site, id: JSON.stringify([texts, site]) };
-  };
-  const members = new Map<string, ThreadKey[]>();
-  for (const key of analysis.hung) {
-    const { id } = entryOf(key);
-    const list = members.get(id);
-    if (list) list.push(key);
-    else members.set(id, [key]);
-  }
-  for (const key of analysis.hung) {
-    const { texts, site, id } = entryOf(key);
-    const group = members.get(id) as ThreadKey[];
-    if (group.length >= GROUP_FROM && group[0] !== key) continue;
-    const who = group.length >= GROUP_FROM ? `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each` : name(threads.get(key), key);
-    for (const r of texts) out.push(...wrap(`${who} ${r}`, '  ', '      '));
-    if (site !== null) out.push(`      at ${site}`);
+    return { key, id: JSON.stringify([texts, site]), texts, site };
+  });
+  for (const { who, entry } of alikeEntries(entries, threads, layout)) {
+    for (const r of entry.texts) out.push(...wrap(`${who} ${r}`, '  ', '      '));
+    if (entry.site !== null) out.push(`      at ${entry.site}`);
   }
   const behind = (analysis.hangBlockedBehind ?? []).map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
   if (behind.length > 0) {
@@ -287,6 +267,26 @@ export function countedGroups(threads: ThreadAnalysis[], limit: number | null = 
 export function limitedList(keys: readonly string[], limit: number | null): string {
   if (limit === null || keys.length <= limit) return keys.join(', ');
   return `${keys.slice(0, limit).join(', ')}, … and ${(keys.length - limit).toLocaleString('en-US')} more`;
+}
+
+/**
+ * Entries in report order, those with the same `id` from GROUP_FROM on folded into their first
+ * member's place: `who` is `412 threads (2, 3, 4, …) each` for a fold, the thread's name otherwise.
+ */
+function alikeEntries<E extends { key: ThreadKey; id: string }>(entries: readonly E[], threads: Map<ThreadKey, ThreadAnalysis>, layout: Layout): Array<{ who: string; entry: E }> {
+  const members = new Map<string, ThreadKey[]>();
+  for (const { key, id } of entries) {
+    const list = members.get(id);
+    if (list) list.push(key);
+    else members.set(id, [key]);
+  }
+  const out: Array<{ who: string; entry: E }> = [];
+  for (const entry of entries) {
+    const group = members.get(entry.id) as ThreadKey[];
+    if (group.length < GROUP_FROM) out.push({ who: name(threads.get(entry.key), entry.key), entry });
+    else if (group[0] === entry.key) out.push({ who: `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each`, entry });
+  }
+  return out;
 }
 
 /** `Thread 9 (LWP 45438)`, or `the backtrace at line 119` for an unmerged headerless one. */
