@@ -13,7 +13,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -34,17 +35,31 @@ const DUMPS: Array<{ name: string; text: string }> = [
 
 const reports = (analysis: Analysis): string => `${renderText(analysis, { chalk, group: 'functions' })}\n${renderJson(analysis)}`;
 
-/** Each dump's reports from a Node process that analysed nothing else. */
+/**
+ * Each dump's reports from a Node process that analysed nothing else. The dump goes through a
+ * file: `readFileSync(0)` on a pipe fails with EAGAIN when the parent is still writing a big input.
+ */
 function alone(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-stateless-'));
+  const path = join(dir, 'dump.txt');
+  writeFileSync(path, text);
+  try {
+    return aloneFromFile(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function aloneFromFile(path: string): string {
   const lib = pathToFileURL(join(ROOT, 'dist', 'src', 'index.js')).href;
   const script = `
     import { readFileSync } from 'node:fs';
     import { Chalk } from 'chalk';
     const { analyzeText, renderText, renderJson } = await import(${JSON.stringify(lib)});
-    const analysis = analyzeText(readFileSync(0, 'utf8'));
+    const analysis = analyzeText(readFileSync(${JSON.stringify(path)}, 'utf8'));
     process.stdout.write(renderText(analysis, { chalk: new Chalk({ level: 0 }), group: 'functions' }) + '\\n' + renderJson(analysis));
   `;
-  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: text, encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 28 });
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 28 });
 }
 
 const expected = DUMPS.map((d) => alone(d.text));
