@@ -16,6 +16,8 @@ export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type
 export { openOwnerQueries, type OwnerQuery } from './owner-queries.js';
 /** The first stage alone, for `waitgraph parse` (the parsed model as JSON). */
 export { parseDumpStream } from '../parse/index.js';
+/** The whole text parsed, every frame kept (snapshots read a dump again with its frames). */
+export { parseDump };
 export { isFinding } from './crash.js';
 
 /**
