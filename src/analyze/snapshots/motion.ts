@@ -144,7 +144,8 @@ function round3(x: number): number {
  * the pid) or Julia's `cmd:` line; null when it does not say.
  */
 export function processIdOf(dump: Dump): number | null {
-  if (dump.process !== undefined) return dump.process.pid;
+  const cmdLine = dump.process;
+  if (cmdLine !== undefined) return cmdLine.pid;
   for (const bt of dump.backtraces) if (bt.thread !== null && bt.thread.gdbId === '1' && bt.thread.lwp !== null) return bt.thread.lwp;
   return null;
 }
