@@ -88,6 +88,8 @@ export async function recogniseSnapshots(inputs: readonly ReadInput[], reader: S
 async function seriesOf(indexes: number[], inputs: readonly ReadInput[], reader: SeriesReader): Promise<ReadInput | null> {
   const dumps: Dump[] = [];
   let times: number[] | null = null;
+  // attach --save-dump's marker lines say the input is snapshots: as given as --snapshots.
+  let how: 'given' | 'recognised' = 'recognised';
   for (const i of indexes) {
     const dump = await reader.withFrames(i);
     if (dump === null) {
@@ -100,11 +102,14 @@ async function seriesOf(indexes: number[], inputs: readonly ReadInput[], reader:
       return null;
     }
     const split = splitDump(dump);
-    if (split !== null && indexes.length === 1) times = split.times;
+    if (split !== null && indexes.length === 1) {
+      times = split.times;
+      if (split.how === 'markers') how = 'given';
+    }
     for (const d of split?.snapshots ?? [dump]) dumps.push(d);
   }
   if (dumps.length < 2) return null;
   if (reader.interval !== null) times = dumps.slice(1).map(() => reader.interval as number);
-  const analysis = analyzeSeries(dumps, reader.analyze, { times, how: 'recognised' });
+  const analysis = analyzeSeries(dumps, reader.analyze, { times, how });
   return { shown: indexes.map((i) => (inputs[i] as ReadInput).shown).join(', '), analysis, framesKept: true };
 }
