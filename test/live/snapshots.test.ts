@@ -145,7 +145,7 @@ describe('live: attach --samples 3 on real programs', { concurrency: 2 }, () => 
       const verdicts: string[] = [];
       const motions = new Set<string>();
       for (let run = 0; run < 10; run++) {
-        const report = await attachSamples(p.pid, ['--interval', '0.35']);
+        const report = await attachSamples(p.pid, ['--interval', '0.25']);
         verdicts.push(report.verdict);
         motions.add([...motionByName(report)].map(([n, m]) => `${n}:${m}`).sort().join(' '));
       }
