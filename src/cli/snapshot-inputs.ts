@@ -15,6 +15,8 @@ export interface ReadInput {
   analysis: Analysis;
   /** True when the analysis kept every frame of the dump. */
   framesKept: boolean;
+  /** The file as resolved (`-` for standard input): the same file named twice is not two snapshots. */
+  path: string;
 }
 
 export interface SeriesReader {
@@ -55,7 +57,7 @@ export async function givenSnapshots(inputs: readonly ReadInput[], reader: Serie
   }
   if (reader.interval !== null) times = pieces.slice(1).map(() => reader.interval as number);
   const analysis = analyzeSeries(pieces.map((p) => p.dump), reader.analyze, { times, how: 'given' });
-  return { shown: inputs.map((r) => r.shown).join(', '), analysis, framesKept: true };
+  return { shown: inputs.map((r) => r.shown).join(', '), analysis, framesKept: true, path: inputs.map((r) => r.path).join('\n') };
 }
 
 /**
@@ -71,7 +73,8 @@ export async function recogniseSnapshots(inputs: readonly ReadInput[], reader: S
     const s = splits[i]?.snapshots;
     return s ? (s[s.length - 1] as Dump) : (inputs[i] as ReadInput).analysis.dump;
   };
-  let across = inputs.length > 1;
+  // One file named twice is one instant shown twice, not two snapshots.
+  let across = inputs.length > 1 && new Set(inputs.map((r) => r.path)).size === inputs.length;
   for (let i = 1; i < inputs.length && across; i++) across = looksLikeSnapshots(snapshotThreads(lastOf(i - 1)), snapshotThreads(firstOf(i)));
   if (across) {
     const series = await seriesOf(inputs.map((_, i) => i), inputs, reader);
@@ -111,5 +114,5 @@ async function seriesOf(indexes: number[], inputs: readonly ReadInput[], reader:
   if (dumps.length < 2) return null;
   if (reader.interval !== null) times = dumps.slice(1).map(() => reader.interval as number);
   const analysis = analyzeSeries(dumps, reader.analyze, { times, how });
-  return { shown: indexes.map((i) => (inputs[i] as ReadInput).shown).join(', '), analysis, framesKept: true };
+  return { shown: indexes.map((i) => (inputs[i] as ReadInput).shown).join(', '), analysis, framesKept: true, path: indexes.map((i) => (inputs[i] as ReadInput).path).join('\n') };
 }

@@ -107,7 +107,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
         if (analysis.stats.backtraces === 0) {
           throw new InputError(`no gdb backtrace found in ${shown === '-' ? 'standard input' : shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
         }
-        read.push({ shown, analysis, framesKept: keepFrames });
+        read.push({ shown, analysis, framesKept: keepFrames, path: file === '-' ? '-' : resolve(io.cwd, file) });
       }
       const session = createAnalyzer(source !== undefined ? { rules, source } : { rules });
       const reader: SeriesReader = {
