@@ -78,7 +78,8 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       if (flags.limit !== undefined && (!/^\d{1,9}$/.test(flags.limit) || Number(flags.limit) < 1)) throw new UsageError(`--limit takes a number of threads (1 or more), not ${JSON.stringify(flags.limit)}`);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
-        if (inputs.length > 1 || flags.snapshots === true) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
+        // Snapshots are one process: the questions are the last snapshot's.
+        if (inputs.length > 1 && flags.snapshots !== true) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
         checkWritable(flags.gdbCommands, io.cwd, 'the gdb command file');
       }
       const rules = await rulesFromFlags(flags, io);
