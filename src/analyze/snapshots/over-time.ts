@@ -42,6 +42,9 @@ export function verdictOverTime(input: OverTimeInput): Analysis {
       const movers = d.threads.filter((k) => byKey.get(k)?.motion === 'moved');
       if (movers.length === 0) {
         kept.push(d);
+        const stuck = d.threads.filter(stuckInAll);
+        const who = d.threads.length === 1 ? 'its thread was' : stuck.length === d.threads.length ? (d.threads.length === 2 ? 'both its threads were' : `all ${d.threads.length} of its threads were`) : `${stuck.length} of its ${d.threads.length} threads were (the others are not in every snapshot)`;
+        notes.push(`The cycle of ${d.threads.length === 1 ? 'thread' : 'threads'} ${d.threads.join(', ')} holds over time: ${who} stuck in ${inAll(motion.count)}${durationWords(byKey.get(stuck[0] ?? ''))}.`);
         continue;
       }
       notes.push(`The cycle of ${d.threads.length === 1 ? 'thread' : 'threads'} ${d.threads.join(', ')} is withdrawn: ${movers.map((k) => `${name(k)} moved ${betweenWords(byKey.get(k) as ThreadMotion)}`).join('; ')}, so it is not stuck in that cycle.`);
@@ -58,11 +61,11 @@ export function verdictOverTime(input: OverTimeInput): Analysis {
       notes.push(`The hang is withdrawn: ${notStuck.map((k) => `${name(k)} ${notStuckWords(byKey.get(k))}`).join('; ')} (a hang needs its threads stuck in every snapshot).`);
       toOk(a, movedReason(a, byKey, name));
     } else {
-      notes.push(`The hang holds over time: ${a.hung.length === 1 ? 'its thread was' : a.hung.length === 2 ? 'both its threads were' : `all ${a.hung.length} of its threads were`} stuck in all ${motion.count} snapshots${durationWords(byKey.get(a.hung[0] as ThreadKey))}.`);
+      notes.push(`The hang holds over time: ${a.hung.length === 1 ? 'its thread was' : a.hung.length === 2 ? 'both its threads were' : `all ${a.hung.length} of its threads were`} stuck in ${inAll(motion.count)}${durationWords(byKey.get(a.hung[0] as ThreadKey))}.`);
       for (const cycle of a.candidateCycles) {
         if (!cycle.threads.every(stuckInAll)) continue;
         cycle.stuckAcross = motion.count;
-        cycle.text = `${cycle.text} ${cycle.threads.length === 1 ? 'Its thread' : 'Its threads'} stayed stuck in all ${motion.count} snapshots, as in this cycle.`;
+        cycle.text = `${cycle.text} ${cycle.threads.length === 1 ? 'Its thread' : 'Its threads'} stayed stuck in ${inAll(motion.count)}, as in this cycle.`;
       }
     }
   }
@@ -120,6 +123,11 @@ function seriesOf(motion: SnapshotMotion, how: SnapshotSeries['how'], lastKeys: 
   for (const { key, record } of entries) threads[key] = record;
   const total = motion.times === null ? null : motion.times.reduce((s, t) => s + t, 0);
   return { count: motion.count, interval: total === null || motion.count < 2 ? null : Math.round((total / (motion.count - 1)) * 1000) / 1000, matchedBy: motion.matchedBy, how, threads };
+}
+
+/** `both snapshots`, `all 3 snapshots`. */
+function inAll(count: number): string {
+  return count === 2 ? 'both snapshots' : `all ${count} snapshots`;
 }
 
 function matchedWords(by: SnapshotSeries['matchedBy']): string {
