@@ -70,12 +70,12 @@ export function verdictOverTime(input: OverTimeInput): Analysis {
     }
   }
   const moved = motion.threads.filter((m) => m.motion === 'moved' && m.last === motion.count).map((m) => m.key).sort(compareThreadKeys);
-  if (moved.length > 0) notes.push(`Moved between snapshots: ${moved.map(name).join(', ')}.`);
+  if (moved.length > 0) notes.push(`Moved between snapshots: ${capped(moved.map(name))}.`);
   else notes.push(`No thread moved across the ${motion.count} snapshots.`);
   const appeared = motion.threads.filter((m) => m.motion === 'new');
-  if (appeared.length > 0) notes.push(`New in a later snapshot: ${appeared.map((m) => `${name(m.key)} (from snapshot ${m.first})`).join(', ')}.`);
+  if (appeared.length > 0) notes.push(`New in a later snapshot: ${capped(appeared.map((m) => `${name(m.key)} (from snapshot ${m.first})`))}.`);
   const left = motion.threads.filter((m) => m.last < motion.count);
-  if (left.length > 0) notes.push(`Gone before the last snapshot: ${left.map((m) => `${m.lwp !== null ? `LWP ${m.lwp}` : `thread ${m.key}`} (last in snapshot ${m.last})`).join(', ')}.`);
+  if (left.length > 0) notes.push(`Gone before the last snapshot: ${capped(left.map((m) => `${m.lwp !== null ? `LWP ${m.lwp}` : `thread ${m.key}`} (last in snapshot ${m.last})`))}.`);
   a.notes = [...a.notes, ...notes];
   a.snapshots = series;
   a.stats = {
@@ -123,6 +123,13 @@ function seriesOf(motion: SnapshotMotion, how: SnapshotSeries['how'], lastKeys: 
   for (const { key, record } of entries) threads[key] = record;
   const total = motion.times === null ? null : motion.times.reduce((s, t) => s + t, 0);
   return { count: motion.count, interval: total === null || motion.count < 2 ? null : Math.round((total / (motion.count - 1)) * 1000) / 1000, matchedBy: motion.matchedBy, how, threads };
+}
+
+/** Threads a note names one by one; the motion table (and JSON) has them all. */
+const NOTE_NAMES = 20;
+
+function capped(names: string[]): string {
+  return names.length <= NOTE_NAMES ? names.join(', ') : `${names.slice(0, NOTE_NAMES).join(', ')} and ${(names.length - NOTE_NAMES).toLocaleString('en-US')} more`;
 }
 
 /** `both snapshots`, `all 3 snapshots`. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { runWaitgraph } from '../../helpers/run-cli.js';
 import { FIXTURES } from '../../helpers/paths.js';
 import { reportSchemaErrors } from '../../report/validators.js';
+import { savedSamples } from '../../../src/cli/commands/attach.js';
 
 const ABBA = join(FIXTURES, 'live', 'abba.txt');
 const ABC = join(FIXTURES, 'live', 'abc-cycle.txt');
@@ -104,4 +105,25 @@ test('--interval must be seconds', () => {
   const r = runWaitgraph([STUCK, '--interval', 'soon']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--interval takes seconds/);
+});
+
+test('what attach --save-dump writes for samples reads back as the same snapshots, with their times', () => {
+  const abba = readFileSync(ABBA, 'utf8');
+  const moved = abba.replace('abba.c:17', 'abba.c:18');
+  const saved = savedSamples([{ text: abba, asked: [], at: 0 }, { text: abba, asked: [], at: 1.25 }, { text: moved, asked: [], at: 2.5 }], 20593);
+  assert.match(saved, /^\[Inferior 1 \(process 20593\) detached\]\nwaitgraph: snapshot 2 of 3, 1\.250 s after the first$/m);
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-saved-'));
+  try {
+    const file = join(dir, 'saved.txt');
+    writeFileSync(file, saved);
+    const report = JSON.parse(runWaitgraph([file, '--format', 'json']).stdout);
+    assert.equal(report.snapshots.how, 'given', 'the marker lines say these are snapshots');
+    assert.equal(report.snapshots.count, 3);
+    assert.equal(report.snapshots.interval, 1.25);
+    assert.deepEqual(report.snapshots.threads['2'].movedBetween, [2, 3]);
+    assert.equal(report.snapshots.threads['3'].stuckSeconds, 2.5);
+    assert.equal(report.verdict, 'ok');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
