@@ -380,4 +380,6 @@ export interface ThreadMotionRecord {
   movedBetween?: [number, number];
   /** For `stuck`: seconds from the first to the last snapshot that shows it, when the times are known. */
   stuckSeconds?: number;
+  /** For `moved`: the snapshot from which its frames stayed the same to the last one, when before the last. */
+  stuckSince?: number;
 }

@@ -10,7 +10,7 @@ export function motionWords(r: ThreadMotionRecord, count: number): string {
     case 'stuck':
       return r.stuckSeconds !== undefined ? `stuck for ${r.stuckSeconds.toFixed(1)} s across ${r.seen} snapshots` : `stuck across ${r.seen} snapshots`;
     case 'moved':
-      return r.movedBetween ? `moved between snapshots ${r.movedBetween[0]} and ${r.movedBetween[1]}` : 'moved';
+      return `${r.movedBetween ? `moved between snapshots ${r.movedBetween[0]} and ${r.movedBetween[1]}` : 'moved'}${r.stuckSince !== undefined ? `, stuck from snapshot ${r.stuckSince} on` : ''}`;
     case 'new':
       return `new in snapshot ${r.first}${r.last < count ? `, gone after snapshot ${r.last}` : ''}`;
     case 'gone':

@@ -38,6 +38,8 @@ export interface ThreadMotion {
   movedBetween?: [number, number];
   /** For `stuck`: seconds between the first and the last snapshot that show it, when the times are known. */
   stuckSeconds?: number;
+  /** For `moved`: the snapshot from which its frames stayed the same to the last one, when that is before the last. */
+  stuckSince?: number;
 }
 
 export interface SnapshotMotion {
@@ -121,6 +123,12 @@ export function computeMotion(snapshots: ReadonlyArray<readonly SnapshotThread[]
     else motion = movedBetween === null ? 'stuck' : 'moved';
     const entry: ThreadMotion = { motion, ...base };
     if (movedBetween !== null) entry.movedBetween = movedBetween;
+    if (motion === 'moved') {
+      // The last stretch of snapshots that show the same frames (a cycle that formed while sampling).
+      let since = shown.length - 1;
+      while (since > 0 && (shown[since - 1] as { t: SnapshotThread }).t.frames === lastShown.t.frames) since--;
+      if (since < shown.length - 1) entry.stuckSince = (shown[since] as { i: number }).i + 1;
+    }
     if (motion === 'stuck' && at !== null) entry.stuckSeconds = round3((at[lastShown.i] as number) - (at[firstShown.i] as number));
     threads.push(entry);
     rank.set(entry, (count - 1 - lastShown.i) * 1_000_000 + (snapshots[lastShown.i] as readonly SnapshotThread[]).indexOf(lastShown.t));

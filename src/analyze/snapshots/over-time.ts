@@ -47,6 +47,13 @@ export function verdictOverTime(input: OverTimeInput): Analysis {
         notes.push(`The cycle of ${d.threads.length === 1 ? 'thread' : 'threads'} ${d.threads.join(', ')} holds over time: ${who} stuck in ${inAll(motion.count)}${durationWords(byKey.get(stuck[0] ?? ''))}.`);
         continue;
       }
+      // A cycle gdb's answers prove, whose threads have stayed put since they moved, formed while
+      // the samples were taken: what moved is how they got there.
+      if (d.evidence === 'proven' && movers.every((k) => byKey.get(k)?.stuckSince !== undefined)) {
+        kept.push(d);
+        notes.push(`The cycle of threads ${d.threads.join(', ')} formed while the snapshots were taken: ${movers.map((k) => `${name(k)} moved ${betweenWords(byKey.get(k) as ThreadMotion)} and stayed stuck from snapshot ${(byKey.get(k) as ThreadMotion).stuckSince} on`).join('; ')}; the owners gdb named prove the cycle.`);
+        continue;
+      }
       notes.push(`The cycle of ${d.threads.length === 1 ? 'thread' : 'threads'} ${d.threads.join(', ')} is withdrawn: ${movers.map((k) => `${name(k)} moved ${betweenWords(byKey.get(k) as ThreadMotion)}`).join('; ')}, so it is not stuck in that cycle.`);
     }
     if (kept.length < a.deadlocks.length) {
@@ -117,6 +124,7 @@ function seriesOf(motion: SnapshotMotion, how: SnapshotSeries['how'], lastKeys: 
     const record: ThreadMotionRecord = { motion: m.motion, lwp: m.lwp, name: m.name, first: m.first, last: m.last, seen: m.seen };
     if (m.movedBetween) record.movedBetween = m.movedBetween;
     if (m.stuckSeconds !== undefined) record.stuckSeconds = m.stuckSeconds;
+    if (m.stuckSince !== undefined) record.stuckSince = m.stuckSince;
     return { key, record };
   });
   entries.sort((x, y) => compareThreadKeys(x.key, y.key));

@@ -160,3 +160,18 @@ test('the fixtures: abba stuck three times is a hang; abba with a thread that mo
   assert.equal(analyzeSeries(stuck.snapshots, (d) => analyzer.analyze(d), { times: null, how: 'recognised' }).verdict, 'hang');
   assert.equal(analyzeSeries(moved.snapshots, (d) => analyzer.analyze(d), { times: null, how: 'recognised' }).verdict, 'ok');
 });
+
+test('a proven cycle whose thread moved and then stayed stuck formed while sampling: it stands, and says so; an inferred one is withdrawn', () => {
+  const owners = ['(gdb) print ((pthread_mutex_t *) 0x556cc90550e0)->__data.__owner', '$1 = 20595', '(gdb) print ((pthread_mutex_t *) 0x556cc90550a0)->__data.__owner', '$2 = 20594', ''].join('\n');
+  // Snapshot 1: thread 2 still on its way (another line); snapshots 2 and 3: the deadlock, owners printed.
+  const a = series([ABBA_MOVED, ABBA, `${ABBA}${owners}`]);
+  assert.equal(a.verdict, 'deadlock', a.notes.join('\n'));
+  assert.equal(a.deadlocks[0]?.evidence, 'proven');
+  assert.equal(a.snapshots?.threads['2']?.motion, 'moved');
+  assert.equal(a.snapshots?.threads['2']?.stuckSince, 2);
+  assert.ok(a.notes.some((n) => /formed while the snapshots were taken: Thread 2 \(LWP 20594\) moved between snapshots 1 and 2 and stayed stuck from snapshot 2 on/.test(n)), a.notes.join('\n'));
+  // Moved into the last snapshot: not stuck since; withdrawn even though proven.
+  const late = series([ABBA, ABBA, `${ABBA_MOVED}${owners}`]);
+  assert.equal(late.verdict, 'ok');
+  assert.ok(late.notes.some((n) => /is withdrawn: Thread 2 \(LWP 20594\) moved between snapshots 2 and 3/.test(n)), late.notes.join('\n'));
+});
