@@ -264,6 +264,7 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
       let sampleStream: LiveStream | null = stream;
       // A parser that throws on a later sample is dropped, and that sample's text parsed whole (as for the first).
       const sampleTap = k === 1 ? started.tap : new LineTap();
+      // The first sample is the backtrace the started gdb has queued since it attached.
       if (k === 1) printed = await started.bt;
       else {
         // The process ran since the last detach; sample k is due `interval` after sample k-1.
@@ -280,27 +281,15 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
       }
       const at = Date.now();
       if (k === 1) firstAt = at;
-      const text = printed.console;
-      if (!/^Thread \d|^#0 /m.test(text)) throw new GdbError(`gdb printed no backtrace${session.errors().trim() ? `: ${session.errors().trim().split('\n').pop()}` : ''}`);
-      let dump: Dump;
-      let first: Analysis;
-      if (sampleStream && sampleTap.failed === null) ({ dump, analysis: first } = sampleStream.end());
-      else {
-        dump = analyzer.parse(text);
-        first = analyzer.analyze(dump, []);
-      }
       const last = k === samples;
+      const streamed = sampleStream && sampleTap.failed === null ? sampleStream : null;
+      const { text, dump, first } = readSample(session, analyzer, printed.console, streamed);
       const asked = last || options.ownersEach === true ? await askOwners(session, planOwnerQueries(first)) : [];
       // Every answer is in: gdb detaches and exits while the answers are analysed and reported.
       if (last) session.quit();
       // Between samples the process runs: gdb lets it go until the next one.
       else await session.command('-target-detach');
-      const facts = asked.map(factFromAnswer).filter((f): f is OwnerFact => f !== null);
-      const analysis = facts.length > 0 ? analyzer.analyze(dump, facts) : first;
-      for (const a of asked) {
-        if (!a.ok) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer}`);
-        else if (factFromAnswer(a) === null) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer} (no holder)`);
-      }
+      const analysis = withAnswers(analyzer, dump, first, asked);
       taken.push({ text, asked, at: (at - firstAt) / 1000, dump, analysis });
     }
     const lastSample = taken[taken.length - 1] as (typeof taken)[number];
@@ -318,6 +307,28 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
   } finally {
     await session.close();
   }
+}
+
+/** One sample's backtraces, parsed (while gdb printed them, when `streamed`) and analysed without owners. */
+function readSample(session: GdbSession, analyzer: LiveAnalyzer, text: string, streamed: LiveStream | null): { text: string; dump: Dump; first: Analysis } {
+  if (!/^Thread \d|^#0 /m.test(text)) throw new GdbError(`gdb printed no backtrace${session.errors().trim() ? `: ${session.errors().trim().split('\n').pop()}` : ''}`);
+  if (streamed) {
+    const { dump, analysis } = streamed.end();
+    return { text, dump, first: analysis };
+  }
+  const dump = analyzer.parse(text);
+  return { text, dump, first: analyzer.analyze(dump, []) };
+}
+
+/** The dump analysed again with gdb's owner answers (when any name a holder), each unanswered question noted. */
+function withAnswers(analyzer: LiveAnalyzer, dump: Dump, first: Analysis, asked: AskedQuery[]): Analysis {
+  const facts = asked.map(factFromAnswer).filter((f): f is OwnerFact => f !== null);
+  const analysis = facts.length > 0 ? analyzer.analyze(dump, facts) : first;
+  for (const a of asked) {
+    if (!a.ok) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer}`);
+    else if (factFromAnswer(a) === null) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer} (no holder)`);
+  }
+  return analysis;
 }
 
 /** Expressions are built from fixed text and validated addresses; this is the last check. */

@@ -45,7 +45,7 @@ export function splitDump(dump: Dump): SplitDump | null {
   let current = new Set<string>();
   let previous: Backtrace | null = null;
   for (const bt of dump.backtraces) {
-    if (bt.thread !== null && bt.source === undefined) {
+    if (bt.thread !== null && bt.source === undefined && bt.task === undefined) {
       if (current.has(bt.thread.gdbId) && previous !== null) {
         cuts.push(previous.endLine + 1);
         current = new Set();
