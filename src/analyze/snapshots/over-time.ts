@@ -38,6 +38,7 @@ export function verdictOverTime(input: OverTimeInput): Analysis {
 
   if (a.verdict === 'deadlock') {
     const kept: Deadlock[] = [];
+    const breakers: ThreadKey[] = [];
     for (const d of a.deadlocks) {
       const movers = d.threads.filter((k) => byKey.get(k)?.motion === 'moved');
       if (movers.length === 0) {
@@ -54,19 +55,20 @@ export function verdictOverTime(input: OverTimeInput): Analysis {
         notes.push(`The cycle of threads ${d.threads.join(', ')} formed while the snapshots were taken: ${movers.map((k) => `${name(k)} moved ${betweenWords(byKey.get(k) as ThreadMotion)} and stayed stuck from snapshot ${(byKey.get(k) as ThreadMotion).stuckSince} on`).join('; ')}; the owners gdb named prove the cycle.`);
         continue;
       }
+      for (const k of movers) if (!breakers.includes(k)) breakers.push(k);
       notes.push(`The cycle of ${d.threads.length === 1 ? 'thread' : 'threads'} ${d.threads.join(', ')} is withdrawn: ${movers.map((k) => `${name(k)} moved ${betweenWords(byKey.get(k) as ThreadMotion)}`).join('; ')}, so it is not stuck in that cycle.`);
     }
     if (kept.length < a.deadlocks.length) {
       if (kept.length > 0) {
         a.deadlocks = kept;
         a.verdictReasons = a.verdictReasons.filter((r) => (r.kind !== 'cycle' && r.kind !== 'only-candidate-cycle') || kept.some((d) => d.threads.join() === r.threads.join()));
-      } else toOk(a, movedReason(a, byKey, name));
+      } else toOk(a, movedReason(breakers.sort(compareThreadKeys), byKey, name));
     }
   } else if (a.verdict === 'hang') {
     const notStuck = a.hung.filter((k) => !stuckInAll(k));
     if (notStuck.length > 0) {
       notes.push(`The hang is withdrawn: ${notStuck.map((k) => `${name(k)} ${notStuckWords(byKey.get(k))}`).join('; ')} (a hang needs its threads stuck in every snapshot).`);
-      toOk(a, movedReason(a, byKey, name));
+      toOk(a, movedReason(notStuck, byKey, name));
     } else {
       notes.push(`The hang holds over time: ${a.hung.length === 1 ? 'its thread was' : a.hung.length === 2 ? 'both its threads were' : `all ${a.hung.length} of its threads were`} stuck in ${inAll(motion.count)}${durationWords(byKey.get(a.hung[0] as ThreadKey))}.`);
       for (const cycle of a.candidateCycles) {
@@ -95,9 +97,12 @@ export function verdictOverTime(input: OverTimeInput): Analysis {
   return a;
 }
 
-/** The verdict becomes ok: what it rested on moved. Everything a finding listed goes with it. */
+/**
+ * What the finding rested on moved: the verdict becomes ok (crash, when the process crashed: that
+ * stands alone), and everything the finding listed goes with it.
+ */
 function toOk(a: Analysis, reason: VerdictReason): void {
-  a.verdict = 'ok';
+  a.verdict = a.crash !== undefined ? 'crash' : 'ok';
   a.deadlocks = [];
   a.hung = [];
   delete a.hangBlockedBehind;
@@ -106,13 +111,14 @@ function toOk(a: Analysis, reason: VerdictReason): void {
   a.verdictReasons = [reason];
 }
 
-function movedReason(a: Analysis, byKey: ReadonlyMap<ThreadKey, ThreadMotion>, name: (k: ThreadKey) => string): VerdictReason {
-  const moved = a.threads.filter((t) => byKey.get(t.key)?.motion === 'moved').map((t) => t.key);
-  const count = moved.length;
+/** Why the finding is withdrawn: the threads it needed stuck that moved (or are not in every snapshot). */
+function movedReason(keys: readonly ThreadKey[], byKey: ReadonlyMap<ThreadKey, ThreadMotion>, name: (k: ThreadKey) => string): VerdictReason {
+  const what = (k: ThreadKey): string => `${name(k)} ${notStuckWords(byKey.get(k))}`;
+  const list = keys.length <= 3 ? keys.map(what).join('; ') : `${keys.length} threads (${keys.join(', ')}) moved or are not in every snapshot`;
   return {
     kind: 'moved',
-    text: `${count === 1 ? `${name(moved[0] as ThreadKey)} moved` : `${count} threads moved (${moved.join(', ')})`} between snapshots: the process goes on, so what one snapshot showed stuck was not stuck for good.`,
-    threads: moved,
+    text: `${list}: the process goes on between snapshots, so what one snapshot showed stuck was not stuck for good.`,
+    threads: [...keys],
   };
 }
 

@@ -175,3 +175,13 @@ test('a proven cycle whose thread moved and then stayed stuck formed while sampl
   assert.equal(late.verdict, 'ok');
   assert.ok(late.notes.some((n) => /is withdrawn: Thread 2 \(LWP 20594\) moved between snapshots 2 and 3/.test(n)), late.notes.join('\n'));
 });
+
+test('a hung thread that only a later snapshot shows is not stuck in every snapshot: the hang is withdrawn, naming it', () => {
+  const withoutThree = ABBA.replace(/^Thread 3 [\s\S]*?\n\n/m, '');
+  const a = series([withoutThree, ABBA]);
+  assert.equal(a.verdict, 'ok');
+  assert.equal(a.verdictReasons[0]?.kind, 'moved');
+  assert.deepEqual(a.verdictReasons[0]?.threads, ['3']);
+  assert.match(a.verdictReasons[0]?.text ?? '', /Thread 3 \(LWP 20595\) first shows in snapshot 2/);
+  assert.equal(a.snapshots?.threads['3']?.motion, 'new');
+});
