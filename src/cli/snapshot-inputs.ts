@@ -26,6 +26,8 @@ export interface SeriesReader {
   analyze(dump: Dump): Analysis;
   /** --interval: seconds between snapshots, or null. */
   interval: number | null;
+  /** RECOGNISE_MAX_FRAMES unless given (tests). */
+  maxFrames?: number;
 }
 
 /** `--interval 1.5` → 1.5 (0.05 to 3600 s). */
@@ -88,7 +90,22 @@ export async function recogniseSnapshots(inputs: readonly ReadInput[], reader: S
   return out;
 }
 
+/**
+ * Recognised snapshots whose frames were dropped are read again with every frame held at once
+ * (~1 KB of memory a frame): beyond this many frames in all, they are left as read, with a note
+ * that --snapshots compares them anyway.
+ */
+export const RECOGNISE_MAX_FRAMES = 500_000;
+
 async function seriesOf(indexes: number[], inputs: readonly ReadInput[], reader: SeriesReader): Promise<ReadInput | null> {
+  const frames = indexes.reduce((n, i) => n + (inputs[i] as ReadInput).analysis.stats.frames, 0);
+  if (frames > (reader.maxFrames ?? RECOGNISE_MAX_FRAMES) && indexes.some((i) => !(inputs[i] as ReadInput).framesKept)) {
+    const input = inputs[indexes[indexes.length - 1] as number] as ReadInput;
+    input.analysis.notes.push(
+      `${indexes.length > 1 ? 'These inputs look' : 'This input looks'} like snapshots of one process (the same LWPs and pthread addresses), but with ${frames.toLocaleString('en-US')} frames in all ${indexes.length > 1 ? 'they are' : 'it is'} read as before, not compared (comparing holds every frame in memory); add --snapshots to compare them anyway.`,
+    );
+    return null;
+  }
   const dumps: Dump[] = [];
   let times: number[] | null = null;
   // attach --save-dump's marker lines say the input is snapshots: as given as --snapshots.

@@ -12,6 +12,8 @@ import { runWaitgraph } from '../../helpers/run-cli.js';
 import { FIXTURES } from '../../helpers/paths.js';
 import { reportSchemaErrors } from '../../report/validators.js';
 import { savedSamples } from '../../../src/cli/commands/attach.js';
+import { recogniseSnapshots, type ReadInput } from '../../../src/cli/snapshot-inputs.js';
+import { analyzeText, createAnalyzer, parseDump } from '../../../src/analyze/index.js';
 
 const ABBA = join(FIXTURES, 'live', 'abba.txt');
 const ABC = join(FIXTURES, 'live', 'abc-cycle.txt');
@@ -126,4 +128,16 @@ test('what attach --save-dump writes for samples reads back as the same snapshot
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('recognised snapshots too big to hold with every frame are read as before, with a note saying --snapshots compares them', async () => {
+  const text = readFileSync(MOVED, 'utf8');
+  const session = createAnalyzer();
+  const input = (): ReadInput => ({ shown: 'moved.txt', analysis: analyzeText(text, { keepFrames: false }), framesKept: false, path: MOVED });
+  const reader = (maxFrames?: number) => ({ interval: null, analyze: (d: Parameters<typeof session.analyze>[0]) => session.analyze(d), withFrames: async () => parseDump(text), ...(maxFrames !== undefined ? { maxFrames } : {}) });
+  const [small] = await recogniseSnapshots([input()], reader());
+  assert.equal(small?.analysis.snapshots?.count, 2);
+  const [big] = await recogniseSnapshots([input()], reader(10));
+  assert.equal(big?.analysis.snapshots, undefined);
+  assert.ok(big?.analysis.notes.some((n) => /read as before, not compared .*add --snapshots to compare them anyway/.test(n)));
 });
