@@ -152,7 +152,7 @@ function zooCopies(): (copy: number) => string[] {
 export const HANG_SHAPES: HangShape[] = [
   {
     name: 'one-lock',
-    label: 'many waiters on one lock',
+    label: 'one lock, many waiters',
     *pieces(threads) {
       for (let n = 1; n <= threads; n += 100) {
         let piece = '';
@@ -163,7 +163,7 @@ export const HANG_SHAPES: HangShape[] = [
   },
   {
     name: 'all-of',
-    label: 'every thread waiting for all',
+    label: 'all-of, every thread',
     *pieces(threads) {
       for (let n = 1; n <= threads; n += 100) {
         let piece = '';
@@ -185,7 +185,7 @@ export const HANG_SHAPES: HangShape[] = [
   },
   {
     name: 'zoo',
-    label: 'the wait-zoo capture repeated',
+    label: 'wait-zoo repeated',
     *pieces(threads) {
       const copy = zooCopies();
       const per = 11;
