@@ -72,21 +72,36 @@ function oneLockThread(n: number): string {
 }
 
 /**
- * Every thread waiting for all: Julia collections stop the world, so each of the first half of
- * the threads (GC initiators, as in julia.gc.initiator.txt) waits for every GC-unsafe thread, and
- * the second half are GC-unsafe, blocked in a foreign call (julia.thread.unsafe-blocked).
+ * Every thread waiting for all: a Julia collection stops the world. Thread 1 started it and waits
+ * for every GC-unsafe thread (julia.gc.initiator.txt); half of the others are GC-unsafe, blocked
+ * in a foreign call (julia.thread.unsafe-blocked), the other half lost the race to collect and
+ * park at a safepoint until the collection is over (julia.gc.parked's "hit-lost-race").
  */
-function allOfThread(n: number, threads: number): string {
-  if (n <= threads / 2) {
+function allOfThread(n: number): string {
+  if (n === 1) {
     return (
       header(n, 'julia-gc') +
       '#0  jl_gc_wait_for_the_world (gc_n_threads=<optimized out>, gc_all_tls_states=<optimized out>) at /build/julia-1.10/src/gc.c:241\n' +
       '#1  ijl_gc_collect (collection=collection@entry=JL_GC_AUTO) at /build/julia-1.10/src/gc.c:3508\n' +
-      `#2  0x00007f2a5b0a97ed in maybe_collect (ptls=0x7f2a4${(n % 0x10000).toString(16).padStart(4, '0')}0b70) at /build/julia-1.10/src/gc.c:937\n` +
+      '#2  0x00007f2a5b0a97ed in maybe_collect (ptls=0x7f2a40000b70) at /build/julia-1.10/src/gc.c:937\n' +
       '#3  jl_gc_pool_alloc_inner (ptls=<optimized out>, pool_offset=pool_offset@entry=752, osize=osize@entry=16) at /build/julia-1.10/src/gc.c:1293\n' +
       '#4  0x00007f2a5b0a9925 in jl_gc_pool_alloc_noinline (ptls=<optimized out>, pool_offset=pool_offset@entry=752, osize=osize@entry=16) at /build/julia-1.10/src/gc.c:1350\n' +
       '#5  0x00007f2a3c12a0b1 in julia_collect_1234 () at /home/u/work/run.jl:12\n' +
       callers(6, n) +
+      '\n'
+    );
+  }
+  if (n % 2 === 1) {
+    return (
+      header(n, 'julia-lost-race') +
+      '#0  __futex_abstimed_wait_common64 (private=0, cancel=true, abstime=0x0, op=393, expected=0, futex_word=0x7fb1af5ca8e8 <safepoint_cond+40>) at ./nptl/futex-internal.c:57\n' +
+      '#1  __futex_abstimed_wait_common (futex_word=futex_word@entry=0x7fb1af5ca8e8 <safepoint_cond+40>, expected=expected@entry=0, clockid=clockid@entry=0, abstime=abstime@entry=0x0, private=private@entry=0, cancel=cancel@entry=true) at ./nptl/futex-internal.c:87\n' +
+      '#2  0x00007fb1b0054ed9 in ___pthread_cond_wait (cond=0x7fb1af5ca8c0 <safepoint_cond>, mutex=0x7fb1af5ca900 <safepoint_lock>) at ./nptl/pthread_cond_wait.c:618\n' +
+      '#3  0x00007fb1af132fca in uv_cond_wait (cond=<optimized out>, mutex=<optimized out>) at src/unix/thread.c:883\n' +
+      '#4  0x00007fb1af0b4735 in ijl_safepoint_wait_gc () at /build/julia-1.10/src/safepoint.c:173\n' +
+      '#5  0x00007fb1af0b4801 in jl_safepoint_start_gc () at /build/julia-1.10/src/safepoint.c:130\n' +
+      '#6  0x00007fb1af0aa222 in ijl_gc_collect (collection=JL_GC_AUTO) at /build/julia-1.10/src/gc.c:3470\n' +
+      callers(7, n) +
       '\n'
     );
   }
@@ -167,7 +182,7 @@ export const HANG_SHAPES: HangShape[] = [
     *pieces(threads) {
       for (let n = 1; n <= threads; n += 100) {
         let piece = '';
-        for (let k = n; k < n + 100 && k <= threads; k++) piece += allOfThread(k, threads);
+        for (let k = n; k < n + 100 && k <= threads; k++) piece += allOfThread(k);
         yield piece;
       }
     },
