@@ -86,8 +86,12 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   const needs = needsOf(input, gone);
   // The crashed thread is no wait: what the crash froze is where the process died, not a hang (the
   // crash verdict says so), so it counts as a thread that can go on.
-  // A thread seen only in an `info threads` row may be anywhere beyond that frame: not known to be stuck either.
-  const notStuck = (key: ThreadKey): boolean => key === input.crashed || input.rowsOnly?.has(key) === true;
+  // A thread seen only in an `info threads` row is not known to be stuck either: the rules that say
+  // a wait is an idle pool's or a listener's need its outer frames. Unless its one frame is a lock
+  // wait (no time limit, no named thread): that wait is never idle, and it ends only when the lock's
+  // holder releases it, so the row's thread is as stuck as its holder (every thread of an `info
+  // thread` table blocked on a mutex is a hang).
+  const notStuck = (key: ThreadKey): boolean => key === input.crashed || (input.rowsOnly?.has(key) === true && !waitsOnlyForLocks(needs.get(key)));
   const progressWith = (mayRun: ReadonlySet<ThreadKey>) =>
     computeProgress(
       input.threads.map((t) => (notStuck(t.key) ? { ...progressThread(t, []), blocked: false } : { ...progressThread(t, needs.get(t.key) ?? []), unnamed: mayRun.has(t.key) })),
@@ -320,6 +324,11 @@ function needsOf(input: VerdictInput, gone: Map<string, Gone>): Map<ThreadKey, N
   }
   for (const { key, resource, description, targets } of allOf.values()) add(key, { kind: 'all', resource, description, targets });
   return needs;
+}
+
+/** Every need is a lock (or the GIL) some thread holds, not a wakeup any thread could send or a join. */
+function waitsOnlyForLocks(needs: readonly Need[] | undefined): boolean {
+  return needs !== undefined && needs.length > 0 && needs.every((n) => n.kind === 'lock' && !n.namedHolder);
 }
 
 function progressThread(t: ThreadAnalysis, needs: Need[]): ProgressThread {

@@ -1,7 +1,7 @@
 /**
  * Partial pastes said to be partial (src/analyze/partial.ts): each kind of partial paste gets a
  * verdict from what is there and one line with what is missing and the gdb command to capture
- * it; `info threads` alone never gives a hang; the published partial pastes of ../shared/corpus
+ * it; `info threads` alone gives a hang only when every row waits for a lock; the published partial pastes of ../shared/corpus
  * (026, 038: `info threads` only) say so (skipped when the corpus is absent).
  */
 import { test } from 'node:test';
@@ -63,6 +63,23 @@ test('partial: `info threads` alone says backtraces are missing, gives `thread a
   assert.match(text, /Capture it with: thread apply all bt$/m);
   assert.match(renderMarkdown(a), /\*\*Partial paste:\*\*.*`thread apply all bt`/);
   assert.equal((JSON.parse(renderJson(a)) as { partial: { kind: string } }).partial.kind, 'info-threads');
+});
+
+test('partial: `info threads` rows that all wait for a lock are a hang; a row in a condition wait still is not known to be stuck', () => {
+  // Every row's one frame is a mutex wait with no time limit: no thread is left to unlock.
+  const locked = INFO_THREADS.replace(/^\* 1 .*$/m, '* 1    Thread 0x7f6a1c4b8740 (LWP 6110) "server"   __lll_lock_wait (futex=futex@entry=0x55d0c0a1f0c8 <stats_lock>, private=0) at ./nptl/lowlevellock.c:52');
+  const a = analyzeText(locked);
+  assert.equal(a.partial?.kind, 'info-threads');
+  assert.equal(a.verdict, 'hang');
+  assert.deepEqual([...a.hung].sort(), ['1', '2', '3']);
+  // A row in a condition wait may be an idle pool's worker (its outer frames would say): no hang.
+  const condWait = INFO_THREADS.replace(
+    /^\* 1 .*$/m,
+    '* 1    Thread 0x7f6a1c4b8740 (LWP 6110) "server"   __futex_abstimed_wait_common64 (private=0, cancel=true, abstime=0x0, op=393, expected=0, futex_word=0x55d0c0a1f0e8 <queue_cond+40>) at ./nptl/futex-internal.c:57',
+  );
+  const b = analyzeText(condWait);
+  assert.notEqual(b.verdict, 'hang');
+  assert.deepEqual(b.hung, []);
 });
 
 test('partial: a single `bt` of the current thread says the other threads are missing; its verdict stands', () => {
