@@ -332,7 +332,9 @@ function waitsOnlyForLocks(needs: readonly Need[] | undefined): boolean {
 }
 
 function progressThread(t: ThreadAnalysis, needs: Need[]): ProgressThread {
-  return { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
+  return t.state === 'cut-top'
+    ? { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, cutTop: true, needs }
+    : { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
 }
 
 /**
@@ -430,6 +432,7 @@ const ROOT_TEXT: Record<RootKind, [string, string]> = {
   timed: ['sleeps or waits with a time limit', 'sleep or wait with a time limit'],
   outside: ['waits on the outside world (I/O, a signal, a child process)', 'wait on the outside world (I/O, a signal, a child process)'],
   unnamed: ['is in libc code gdb could not name (no debug info), which may be an unlock as well as a wait', 'are in libc code gdb could not name (no debug info), which may be an unlock as well as a wait'],
+  'cut-top': ['starts below its innermost frames (the paste cut them off) and may be running', 'start below their innermost frames (the paste cut them off) and may be running'],
 };
 
 function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: RootKind }>, needs: Map<ThreadKey, Need[]>): VerdictReason {
@@ -442,7 +445,7 @@ function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: Root
     else byKind.set(r.kind, [r.key]);
   }
   const parts: string[] = [];
-  for (const kind of ['running', 'timed', 'outside', 'unnamed'] as const) {
+  for (const kind of ['running', 'cut-top', 'timed', 'outside', 'unnamed'] as const) {
     const keys = byKind.get(kind);
     if (keys) parts.push(`${listThreads(keys)} ${ROOT_TEXT[kind][keys.length === 1 ? 0 : 1]}`);
   }

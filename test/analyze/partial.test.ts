@@ -82,6 +82,24 @@ test('partial: `info threads` rows that all wait for a lock are a hang; a row in
   assert.deepEqual(b.hung, []);
 });
 
+test('partial: a backtrace that starts below frame #0 is not said to run: its innermost frames are cut', () => {
+  // The tail of a stack (frames #54–#58 of a Rust thread, as a paste that began mid-dump shows it) next to a thread parked for good.
+  const text = `#54 0x00005555556d6203 in alloc::boxed::{impl#44}::call_once<(), dyn core::ops::function::FnOnce<(), Output=()>, alloc::alloc::Global> () at /rustc/734368a200904ef9c21db86c595dc04263c87be0/library/alloc/src/boxed.rs:1854
+#55 std::sys::unix::thread::{impl#2}::new::thread_start () at library/std/src/sys/unix/thread.rs:108
+#56 0x00007ffff7f97e9e in start_thread () from /lib/libpthread.so.0
+#57 0x00007ffff7ec44af in clone () from /lib/libc.so.6
+
+${ONE_BT.replace('(gdb) bt\n', 'Thread 1 (Thread 0x7f6a1c4b8740 (LWP 6110) "server"):\n')}`;
+  const a = analyzeText(text);
+  const cut = a.threads.find((t) => t.key.startsWith('bt@'));
+  assert.equal(cut?.state, 'cut-top');
+  assert.match(cut?.stateText ?? '', /starts at frame #54/);
+  // It may be running, so the mutex wait beside it is no hang (the same verdict as before), and the reason says why.
+  assert.equal(a.verdict, 'ok');
+  assert.match(a.verdictReasons.map((r) => r.text).join(' '), /the backtrace at line 1 starts below its innermost frames \(the paste cut them off\) and may be running/);
+  assert.doesNotMatch(renderText(a, { chalk: new Chalk({ level: 0 }) }), /backtrace at line 1: running/);
+});
+
 test('partial: a single `bt` of the current thread says the other threads are missing; its verdict stands', () => {
   const a = analyzeText(ONE_BT);
   assert.equal(a.partial?.kind, 'one-thread');
