@@ -20,7 +20,7 @@ import type { ThreadKey } from '../model/analysis.js';
  * Why a thread can go on by itself. `unnamed`: it is in libc code gdb cannot name (no debug info),
  * which may be a wait or may be running (an unlock waking a waiter has no exported name either).
  */
-export type RootKind = 'running' | 'timed' | 'outside' | 'unnamed';
+export type RootKind = 'running' | 'timed' | 'outside' | 'unnamed' | 'cut-top';
 
 /** What a blocked thread needs to go on; it can go on when any one of its needs can be met. */
 export type Need =
@@ -44,6 +44,8 @@ export interface ProgressThread {
   outside: boolean;
   /** Blocked only as far as frames gdb could not name show (`?? ()` in libc), and not known to be stuck. */
   unnamed?: boolean;
+  /** Its paste starts below the innermost frames: not known to wait, so it may be running. */
+  cutTop?: boolean;
   /** What it waits for; a blocked thread with none waits for something no rule names (`any`). */
   needs: Need[];
 }
@@ -58,7 +60,7 @@ export interface Progress {
 }
 
 export function rootKind(t: ProgressThread): RootKind | null {
-  if (!t.blocked) return 'running';
+  if (!t.blocked) return t.cutTop === true ? 'cut-top' : 'running';
   if (t.timed) return 'timed';
   if (t.outside) return 'outside';
   if (t.unnamed === true) return 'unnamed';

@@ -86,8 +86,12 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   const needs = needsOf(input, gone);
   // The crashed thread is no wait: what the crash froze is where the process died, not a hang (the
   // crash verdict says so), so it counts as a thread that can go on.
-  // A thread seen only in an `info threads` row may be anywhere beyond that frame: not known to be stuck either.
-  const notStuck = (key: ThreadKey): boolean => key === input.crashed || input.rowsOnly?.has(key) === true;
+  // A thread seen only in an `info threads` row is not known to be stuck either: the rules that say
+  // a wait is an idle pool's or a listener's need its outer frames. Unless its one frame is a lock
+  // wait (no time limit, no named thread): that wait is never idle, and it ends only when the lock's
+  // holder releases it, so the row's thread is as stuck as its holder (every thread of an `info
+  // thread` table blocked on a mutex is a hang).
+  const notStuck = (key: ThreadKey): boolean => key === input.crashed || (input.rowsOnly?.has(key) === true && !waitsOnlyForLocks(needs.get(key)));
   const progressWith = (mayRun: ReadonlySet<ThreadKey>) =>
     computeProgress(
       input.threads.map((t) => (notStuck(t.key) ? { ...progressThread(t, []), blocked: false } : { ...progressThread(t, needs.get(t.key) ?? []), unnamed: mayRun.has(t.key) })),
@@ -324,8 +328,15 @@ function needsOf(input: VerdictInput, gone: Map<string, Gone>): Map<ThreadKey, N
   return needs;
 }
 
+/** Every need is a lock (or the GIL) some thread holds, not a wakeup any thread could send or a join. */
+function waitsOnlyForLocks(needs: readonly Need[] | undefined): boolean {
+  return needs !== undefined && needs.length > 0 && needs.every((n) => n.kind === 'lock' && !n.namedHolder);
+}
+
 function progressThread(t: ThreadAnalysis, needs: Need[]): ProgressThread {
-  return { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
+  return t.state === 'cut-top'
+    ? { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, cutTop: true, needs }
+    : { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
 }
 
 /**
@@ -435,6 +446,7 @@ const ROOT_TEXT: Record<RootKind, [string, string]> = {
   timed: ['sleeps or waits with a time limit', 'sleep or wait with a time limit'],
   outside: ['waits on the outside world (I/O, a signal, a child process)', 'wait on the outside world (I/O, a signal, a child process)'],
   unnamed: ['is in libc code gdb could not name (no debug info), which may be an unlock as well as a wait', 'are in libc code gdb could not name (no debug info), which may be an unlock as well as a wait'],
+  'cut-top': ['starts below its innermost frames (the paste cut them off) and may be running', 'start below their innermost frames (the paste cut them off) and may be running'],
 };
 
 function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: RootKind }>, needs: Map<ThreadKey, Need[]>): VerdictReason {
@@ -447,7 +459,7 @@ function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: Root
     else byKind.set(r.kind, [r.key]);
   }
   const parts: string[] = [];
-  for (const kind of ['running', 'timed', 'outside', 'unnamed'] as const) {
+  for (const kind of ['running', 'cut-top', 'timed', 'outside', 'unnamed'] as const) {
     const keys = byKind.get(kind);
     if (keys) parts.push(`${listThreads(keys)} ${ROOT_TEXT[kind][keys.length === 1 ? 0 : 1]}`);
   }
