@@ -235,6 +235,20 @@ async function attachFigure(): Promise<void> {
   printFigure(label, result.ratio, 2, { sense: 'max', limit: 1.3 }, parts.join(', '));
 }
 
+/** The snapshots figure of issue 14, from test/bench/samples-ratio.ts. */
+async function samplesFigure(): Promise<void> {
+  const label = 'attach --samples 3 / 3 × gdb thread apply all bt (100 threads)';
+  const { measureSamplesRatio } = await import('./samples-ratio.js');
+  progress('samples ratio (starts a 100-thread program, attaches gdb three times) …');
+  const result = await guarded(label, async () => await measureSamplesRatio());
+  if (result === undefined) return;
+  if (result.skipped !== null) {
+    printUnavailable(label, `gdb cannot attach here: ${result.skipped}`, 'SKIP');
+    return;
+  }
+  printFigure(label, result.ratio, 2, { sense: 'max', limit: result.target }, `${ms(result.attachMs)} vs ${ms(result.gdbMs)}, one gdb attached 3 times against 3 gdb runs back to back, median of ${result.runs}`);
+}
+
 // ------------------------------------------------------------------------------------ main
 
 async function main(): Promise<number> {
@@ -545,8 +559,13 @@ async function main(): Promise<number> {
 
   await hangShapes();
 
-  if (options.attach) await attachFigure();
-  else printUnavailable('attach(100 threads) / gdb thread apply all bt', 'not measured: --no-attach', 'SKIP');
+  if (options.attach) {
+    await attachFigure();
+    await samplesFigure();
+  } else {
+    printUnavailable('attach(100 threads) / gdb thread apply all bt', 'not measured: --no-attach', 'SKIP');
+    printUnavailable('attach --samples 3 / 3 × gdb thread apply all bt (100 threads)', 'not measured: --no-attach', 'SKIP');
+  }
 
   for (const line of figureLines.sort((a, b) => a.order - b.order)) console.log(line.text);
 
