@@ -462,6 +462,11 @@ function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[]): 
   } else if (blocked) {
     state = 'waiting';
     stateText = `waits in ${acquire?.function ?? 'a wait primitive'} (no rule explains this wait)`;
+  } else if ((primary.top[0]?.level ?? 0) > 0 && !primary.infoThreadsRow) {
+    // A paste that starts in the middle of a stack (`#14 …` first): the innermost frames, where a
+    // wait would show, are not in it, so "running" would be a guess.
+    state = 'cut-top';
+    stateText = `its innermost frames are not in the paste (it starts at frame #${primary.top[0]?.level}): what it does is not known`;
   } else {
     state = 'running';
     stateText = 'running (not blocked in a wait)';

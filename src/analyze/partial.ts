@@ -10,8 +10,9 @@
  *   backtrace limit unlimited`;
  * - the paste stops in the middle of a thread → `thread apply all bt full`, the whole output.
  *
- * The verdict still comes from what is there; threads known only from an `info threads` row never
- * make a hang (their one frame names no lock and no holder).
+ * The verdict still comes from what is there; threads known only from an `info threads` row make
+ * no hang (the rules that read a wait as an idle pool's need the outer frames), unless the row's one
+ * frame is a lock wait, which is never idle (verdict.ts).
  */
 import type { PartialPaste, ThreadAnalysis } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';

@@ -86,8 +86,12 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   const needs = needsOf(input, gone);
   // The crashed thread is no wait: what the crash froze is where the process died, not a hang (the
   // crash verdict says so), so it counts as a thread that can go on.
-  // A thread seen only in an `info threads` row may be anywhere beyond that frame: not known to be stuck either.
-  const notStuck = (key: ThreadKey): boolean => key === input.crashed || input.rowsOnly?.has(key) === true;
+  // A thread seen only in an `info threads` row is not known to be stuck either: the rules that say
+  // a wait is an idle pool's or a listener's need its outer frames. Unless its one frame is a lock
+  // wait (no time limit, no named thread): that wait is never idle, and it ends only when the lock's
+  // holder releases it, so the row's thread is as stuck as its holder (every thread of an `info
+  // thread` table blocked on a mutex is a hang).
+  const notStuck = (key: ThreadKey): boolean => key === input.crashed || (input.rowsOnly?.has(key) === true && !waitsOnlyForLocks(needs.get(key)));
   const progressWith = (mayRun: ReadonlySet<ThreadKey>) =>
     computeProgress(
       input.threads.map((t) => (notStuck(t.key) ? { ...progressThread(t, []), blocked: false } : { ...progressThread(t, needs.get(t.key) ?? []), unnamed: mayRun.has(t.key) })),
@@ -184,7 +188,8 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   }
   const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
   const stepWait = stepWaitLookup(input.waits);
-  const couldHold = (waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>): string => possibleHolders(waiter, need, stepWait(waiter, need.resource), input.threads);
+  const setOf = listSets();
+  const couldHold = (waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>): string => possibleHolders(waiter, need, stepWait(waiter, need.resource), input.threads, setOf);
   const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? [], (need) => couldHold(key, need)) }));
   const shown = input.shape.whole ? '' : ` (as far as the dump shows: ${input.threads.length === 1 ? 'its one thread' : `its ${input.threads.length} threads`})`;
   let text = all
@@ -304,7 +309,8 @@ function needsOf(input: VerdictInput, gone: Map<string, Gone>): Map<ThreadKey, N
       continue;
     }
     const known = holders.get(w.edge.to) ?? [];
-    const candidates = known.length > 0 || !w.holderShows ? 'any' : truncated.filter((k) => k !== key);
+    // One list for every waiter (it may name the waiter: readers leave the waiter itself out).
+    const candidates = known.length > 0 || !w.holderShows ? 'any' : truncated;
     add(key, { kind: 'lock', resource: nodeKey(w.edge.to), description: w.edge.description, holders: known, candidates, gone: gone.has(w.edge.to), namedHolder: w.namedHolder });
   }
   // All-of waits: one need per waiter and all-of resource, met when every target can go on.
@@ -322,8 +328,15 @@ function needsOf(input: VerdictInput, gone: Map<string, Gone>): Map<ThreadKey, N
   return needs;
 }
 
+/** Every need is a lock (or the GIL) some thread holds, not a wakeup any thread could send or a join. */
+function waitsOnlyForLocks(needs: readonly Need[] | undefined): boolean {
+  return needs !== undefined && needs.length > 0 && needs.every((n) => n.kind === 'lock' && !n.namedHolder);
+}
+
 function progressThread(t: ThreadAnalysis, needs: Need[]): ProgressThread {
-  return { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
+  return t.state === 'cut-top'
+    ? { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, cutTop: true, needs }
+    : { key: t.key, blocked: t.blocked === true, timed: t.timed === true, outside: t.outside === true, needs };
 }
 
 /**
@@ -373,7 +386,7 @@ const NAMED_HOLDERS = 8;
  * could hide it in (`holderShows`: only cut stacks), else any thread of the dump — the waiter
  * itself too, unless the lock is recursive (or the GIL), whose owner takes it again without waiting.
  */
-function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>, wait: StepWait | undefined, all: readonly ThreadAnalysis[]): string {
+function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>, wait: StepWait | undefined, all: readonly ThreadAnalysis[], setOf: (list: readonly ThreadKey[]) => ReadonlySet<ThreadKey>): string {
   const self = wait?.waiterMayHold ?? true;
   // The other threads are counted, and listed only when few: a list of every thread for each of
   // 30,000 waiters of one lock was quadratic.
@@ -385,16 +398,28 @@ function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }
     othersCount = all.length - 1;
     others = () => all.map((t) => t.key).filter((k) => k !== waiter);
   } else {
-    const keys = need.candidates.filter((k) => self || k !== waiter);
-    itself = keys.includes(waiter);
-    othersCount = keys.length - (itself ? 1 : 0);
-    others = () => keys.filter((k) => k !== waiter);
+    // The candidates are the threads whose stack is cut, the waiter left out: its own stack shows it
+    // does not hold the lock. Counted through the list's set, not filtered per waiter.
+    const list = need.candidates;
+    itself = false;
+    othersCount = list.length - (setOf(list).has(waiter) ? 1 : 0); // thread keys: each once
+    others = () => list.filter((k) => k !== waiter);
   }
   if (othersCount === 0) return itself ? `only ${listThreads([waiter])} itself could, having locked it twice` : 'no thread of the dump could hold it';
   const recursive = self ? '' : '; not itself: the lock is recursive, its owner takes it again without waiting';
   const listed = othersCount > NAMED_HOLDERS ? `any of ${othersCount} other threads` : namedHolders(others());
   if (!itself) return `${listed} could hold it${recursive}`;
   return `${listed} could hold it, or ${listThreads([waiter])} itself: the lock is not recursive`;
+}
+
+/** The set of a shared list's keys, made once per list. */
+function listSets(): (list: readonly ThreadKey[]) => ReadonlySet<ThreadKey> {
+  const sets = new Map<readonly ThreadKey[], Set<ThreadKey>>();
+  return (list) => {
+    let set = sets.get(list);
+    if (set === undefined) sets.set(list, (set = new Set(list)));
+    return set;
+  };
 }
 
 /** `thread 3`, `threads 1, 3 or 4`. */
@@ -421,6 +446,7 @@ const ROOT_TEXT: Record<RootKind, [string, string]> = {
   timed: ['sleeps or waits with a time limit', 'sleep or wait with a time limit'],
   outside: ['waits on the outside world (I/O, a signal, a child process)', 'wait on the outside world (I/O, a signal, a child process)'],
   unnamed: ['is in libc code gdb could not name (no debug info), which may be an unlock as well as a wait', 'are in libc code gdb could not name (no debug info), which may be an unlock as well as a wait'],
+  'cut-top': ['starts below its innermost frames (the paste cut them off) and may be running', 'start below their innermost frames (the paste cut them off) and may be running'],
 };
 
 function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: RootKind }>, needs: Map<ThreadKey, Need[]>): VerdictReason {
@@ -433,7 +459,7 @@ function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: Root
     else byKind.set(r.kind, [r.key]);
   }
   const parts: string[] = [];
-  for (const kind of ['running', 'timed', 'outside', 'unnamed'] as const) {
+  for (const kind of ['running', 'cut-top', 'timed', 'outside', 'unnamed'] as const) {
     const keys = byKind.get(kind);
     if (keys) parts.push(`${listThreads(keys)} ${ROOT_TEXT[kind][keys.length === 1 ? 0 : 1]}`);
   }

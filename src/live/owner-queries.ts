@@ -38,6 +38,8 @@ export const GIL_HOLDER_EXPRESSIONS: readonly string[] = [
 interface ShapeQuery {
   /** The resource identity must be a lock's address (SAFE_ADDRESS); false: the shape names one lock of the process. */
   address: boolean;
+  /** With `address: false`, the identities the shape accepts (a fixed list of names, never rule text). */
+  names?: readonly string[];
   expressions: (address: string) => string[];
   answer: AnswerKind;
   label: (address: string) => string;
@@ -55,6 +57,15 @@ const SHAPES: Readonly<Record<OwnerShape, ShapeQuery>> = {
   'grec-mutex': { address: true, expressions: (a) => [`((pthread_mutex_t *) *(void **) ${a})->__data.__owner`], answer: 'lwp', label: (a) => `GRecMutex ${a}` },
   // rlockobject = { PyObject_HEAD; PyThread_type_lock rlock_lock; unsigned long rlock_owner; … } (Modules/_threadmodule.c, 3.11).
   'py-rlock': { address: true, expressions: (a) => [`((rlockobject *) ${a})->rlock_owner`], answer: 'ptid', label: (a) => `threading.RLock ${a}` },
+  // The loader's locks are fields of ld.so's `_rtld_global` (`__rtld_lock_recursive_t` = { pthread_mutex_t
+  // mutex; }, bminor/glibc sysdeps/generic/ldsodefs.h); checked with gdb 13 on glibc 2.36.
+  'rtld-lock': {
+    address: false,
+    names: ['dl_load_lock', 'dl_load_write_lock', 'dl_load_tls_lock'],
+    expressions: (name) => [`_rtld_global._${name}.mutex.__data.__owner`],
+    answer: 'lwp',
+    label: (name) => `the dynamic loader's ${name}`,
+  },
 };
 
 /** The shape a resource kind has when its rule names none: the pthread objects and the GIL. */
@@ -75,18 +86,24 @@ export function queryFor(resource: ResourceId, shape?: OwnerShape | null): Owner
   const q = SHAPES[chosen];
   const identity = resource.slice(resource.indexOf(':') + 1);
   if (q.address && !SAFE_ADDRESS.test(identity)) return null;
+  if (q.names !== undefined && !q.names.includes(identity)) return null;
   return { resource, expressions: q.expressions(identity), answer: q.answer, label: q.label(identity) };
 }
 
 /** Resource kinds of the locks a shape reads, when no wait names the lock (`mutex:ADDR`, …). */
-const SHAPE_KINDS: Readonly<Record<OwnerShape, string>> = { 'pthread-mutex': 'mutex', 'pthread-rwlock': 'rwlock', gil: 'py', 'jl-mutex': 'jlmutex', 'grec-mutex': 'grecmutex', 'py-rlock': 'pyrlock' };
+const SHAPE_KINDS: Readonly<Record<OwnerShape, string>> = { 'pthread-mutex': 'mutex', 'pthread-rwlock': 'rwlock', gil: 'py', 'jl-mutex': 'jlmutex', 'grec-mutex': 'grecmutex', 'py-rlock': 'pyrlock', 'rtld-lock': 'loader' };
 
 /** One shape's expressions as patterns with the address as a group, made once (the table is fixed). */
-const SHAPE_PATTERNS: ReadonlyArray<{ shape: OwnerShape; pattern: RegExp; address: boolean; answer: AnswerKind }> = (Object.keys(SHAPES) as OwnerShape[]).flatMap((shape) => {
+const SHAPE_PATTERNS: ReadonlyArray<{ shape: OwnerShape; pattern: RegExp; address: boolean; name?: string; answer: AnswerKind }> = (Object.keys(SHAPES) as OwnerShape[]).flatMap((shape) => {
   const q = SHAPES[shape];
   const marker = '0xfeedface';
+  const escape = (e: string): string => e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*');
+  // A shape of named locks: one pattern per name, the name being the lock's identity.
+  if (q.names !== undefined) {
+    return q.names.flatMap((name) => q.expressions(name).map((e) => ({ shape, pattern: new RegExp(`^\\s*${escape(e)}\\s*$`), address: false, name, answer: q.answer })));
+  }
   return q.expressions(marker).map((e) => {
-    const spaced = e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*').replace(marker, '(0x[0-9a-fA-F]{1,16})');
+    const spaced = escape(e).replace(marker, '(0x[0-9a-fA-F]{1,16})');
     return { shape, pattern: new RegExp(`^\\s*${spaced}\\s*$`), address: q.address, answer: q.answer };
   });
 });
@@ -102,7 +119,7 @@ export function shapeOfExpression(expression: string): { shape: OwnerShape; reso
     const m = p.pattern.exec(expression);
     if (m === null) continue;
     const kind = SHAPE_KINDS[p.shape];
-    const resource = p.address ? `${kind}:${(m[1] as string).toLowerCase().replace(/^0x0+(?=.)/, '0x')}` : 'py:gil';
+    const resource = p.address ? `${kind}:${(m[1] as string).toLowerCase().replace(/^0x0+(?=.)/, '0x')}` : p.name !== undefined ? `${kind}:${p.name}` : 'py:gil';
     return { shape: p.shape, resource, answer: p.answer };
   }
   return null;

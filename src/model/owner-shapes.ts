@@ -17,6 +17,11 @@ export const OWNER_SHAPES = [
   'grec-mutex',
   /** CPython's `threading.RLock` (`rlockobject`): `rlock_owner`, the owner's pthread_t (0 when free). */
   'py-rlock',
+  /**
+   * One of the dynamic loader's recursive locks (glibc `_rtld_global._dl_load_lock`,
+   * `_dl_load_write_lock`, `_dl_load_tls_lock`, each a pthread mutex): `__owner`, an LWP.
+   */
+  'rtld-lock',
 ] as const;
 
 export type OwnerShape = (typeof OWNER_SHAPES)[number];

@@ -1,7 +1,7 @@
 /**
  * Partial pastes said to be partial (src/analyze/partial.ts): each kind of partial paste gets a
  * verdict from what is there and one line with what is missing and the gdb command to capture
- * it; `info threads` alone never gives a hang; the published partial pastes of ../shared/corpus
+ * it; `info threads` alone gives a hang only when every row waits for a lock; the published partial pastes of ../shared/corpus
  * (026, 038: `info threads` only) say so (skipped when the corpus is absent).
  */
 import { test } from 'node:test';
@@ -63,6 +63,41 @@ test('partial: `info threads` alone says backtraces are missing, gives `thread a
   assert.match(text, /Capture it with: thread apply all bt$/m);
   assert.match(renderMarkdown(a), /\*\*Partial paste:\*\*.*`thread apply all bt`/);
   assert.equal((JSON.parse(renderJson(a)) as { partial: { kind: string } }).partial.kind, 'info-threads');
+});
+
+test('partial: `info threads` rows that all wait for a lock are a hang; a row in a condition wait still is not known to be stuck', () => {
+  // Every row's one frame is a mutex wait with no time limit: no thread is left to unlock.
+  const locked = INFO_THREADS.replace(/^\* 1 .*$/m, '* 1    Thread 0x7f6a1c4b8740 (LWP 6110) "server"   __lll_lock_wait (futex=futex@entry=0x55d0c0a1f0c8 <stats_lock>, private=0) at ./nptl/lowlevellock.c:52');
+  const a = analyzeText(locked);
+  assert.equal(a.partial?.kind, 'info-threads');
+  assert.equal(a.verdict, 'hang');
+  assert.deepEqual([...a.hung].sort(), ['1', '2', '3']);
+  // A row in a condition wait may be an idle pool's worker (its outer frames would say): no hang.
+  const condWait = INFO_THREADS.replace(
+    /^\* 1 .*$/m,
+    '* 1    Thread 0x7f6a1c4b8740 (LWP 6110) "server"   __futex_abstimed_wait_common64 (private=0, cancel=true, abstime=0x0, op=393, expected=0, futex_word=0x55d0c0a1f0e8 <queue_cond+40>) at ./nptl/futex-internal.c:57',
+  );
+  const b = analyzeText(condWait);
+  assert.notEqual(b.verdict, 'hang');
+  assert.deepEqual(b.hung, []);
+});
+
+test('partial: a backtrace that starts below frame #0 is not said to run: its innermost frames are cut', () => {
+  // The tail of a stack (frames #54–#58 of a Rust thread, as a paste that began mid-dump shows it) next to a thread parked for good.
+  const text = `#54 0x00005555556d6203 in alloc::boxed::{impl#44}::call_once<(), dyn core::ops::function::FnOnce<(), Output=()>, alloc::alloc::Global> () at /rustc/734368a200904ef9c21db86c595dc04263c87be0/library/alloc/src/boxed.rs:1854
+#55 std::sys::unix::thread::{impl#2}::new::thread_start () at library/std/src/sys/unix/thread.rs:108
+#56 0x00007ffff7f97e9e in start_thread () from /lib/libpthread.so.0
+#57 0x00007ffff7ec44af in clone () from /lib/libc.so.6
+
+${ONE_BT.replace('(gdb) bt\n', 'Thread 1 (Thread 0x7f6a1c4b8740 (LWP 6110) "server"):\n')}`;
+  const a = analyzeText(text);
+  const cut = a.threads.find((t) => t.key.startsWith('bt@'));
+  assert.equal(cut?.state, 'cut-top');
+  assert.match(cut?.stateText ?? '', /starts at frame #54/);
+  // It may be running, so the mutex wait beside it is no hang (the same verdict as before), and the reason says why.
+  assert.equal(a.verdict, 'ok');
+  assert.match(a.verdictReasons.map((r) => r.text).join(' '), /the backtrace at line 1 starts below its innermost frames \(the paste cut them off\) and may be running/);
+  assert.doesNotMatch(renderText(a, { chalk: new Chalk({ level: 0 }) }), /backtrace at line 1: running/);
 });
 
 test('partial: a single `bt` of the current thread says the other threads are missing; its verdict stands', () => {

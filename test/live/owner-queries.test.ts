@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { parseMiLine, quoteCString, readCString, resultField } from '../../src/live/mi.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { factFromAnswer, GIL_HOLDER_EXPRESSIONS, parseIntegerAnswer, planOwnerQueries, queryFor } from '../../src/live/owner-queries.js';
+import { factFromAnswer, GIL_HOLDER_EXPRESSIONS, parseIntegerAnswer, planOwnerQueries, queryFor, shapeOfExpression } from '../../src/live/owner-queries.js';
 import { analyzeText } from '../../src/analyze/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import { PACKS } from '../helpers/paths.js';
@@ -40,6 +40,16 @@ test('owner queries are built only for validated hex addresses', () => {
   assert.equal(queryFor('mutex:0x12345678901234567'), null, 'more than 64 bits is not an address');
   assert.equal(queryFor('cond:0x10'), null, 'condition variables have no owner to ask');
   assert.equal(queryFor('py:gil')?.answer, 'ptid');
+});
+
+test('rtld-lock: the loader locks are asked by name, only the three names glibc has', () => {
+  assert.equal(queryFor('loader:dl_load_write_lock', 'rtld-lock')?.expressions[0], '_rtld_global._dl_load_write_lock.mutex.__data.__owner');
+  assert.equal(queryFor('loader:dl_load_tls_lock', 'rtld-lock')?.answer, 'lwp');
+  assert.equal(queryFor('loader:dl_other_lock', 'rtld-lock'), null);
+  assert.equal(queryFor('loader:dl_load_lock); shell touch /tmp/x #', 'rtld-lock'), null);
+  assert.equal(queryFor('loader:0x55c6a8e3d0a0', 'rtld-lock'), null);
+  // A saved transcript's question is read back to the same lock.
+  assert.deepEqual(shapeOfExpression('_rtld_global._dl_load_lock.mutex.__data.__owner'), { shape: 'rtld-lock', resource: 'loader:dl_load_lock', answer: 'lwp' });
 });
 
 test('planOwnerQueries asks once per waited-for resource, including unresolved waits', () => {

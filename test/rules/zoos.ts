@@ -146,6 +146,23 @@ export const ZOOS: readonly Zoo[] = [
       'alloc-churn': { rules: ['alloc.tcmalloc.pageheap-lock'], state: 'blocked' },
     },
   },
+  {
+    name: 'loader-wait-zoo',
+    tool: 'gcc',
+    // glibc's own waits no program lock names: the dynamic loader's three locks (a dl_iterate_phdr
+    // callback that blocks, two dlopens and a pthread_create behind it), a barrier, an atfork handler.
+    build: async (dir) => {
+      await run('gcc', ['-g', '-O0', '-pthread', '-o', join(dir, 'loader-wait-zoo'), 'loader-wait-zoo.c', '-ldl'], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'dl-holder': { rules: ['glibc.loader.iterate-holder'], state: 'blocked' },
+      'dl-opener': { rules: ['glibc.loader.write-lock', 'glibc.loader.open-holder', 'glibc.loader.open-tls-holder'], state: 'blocked' },
+      'dl-opener-2': { rules: ['glibc.loader.load-lock'], state: 'blocked' },
+      'tls-creator': { rules: ['glibc.loader.tls-lock'], state: 'blocked' },
+      'barrier-wait': { rules: ['glibc.barrier.wait'], state: 'barrier-wait' },
+      'fork-prepare': { rules: ['glibc.fork.prepare-handler', 'glibc.mutex.wait'], state: 'blocked' },
+    },
+  },
 ];
 
 /** Builds a zoo into the live harness's build dir (so the harness starts and kills it like its own programs). */
