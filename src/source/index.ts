@@ -18,7 +18,7 @@ import { InputError } from '../errors.js';
 import type { SourceAnswer, SourceLockVocabulary, SourceProbe, SourceReport } from '../model/source.js';
 import { loadGrammars, type Grammars, type LanguageName } from './grammars.js';
 import { bareName, compileVocabulary, lineCallsCallee, scanLine, type CompiledVocabulary, type LineScan } from './locks.js';
-import { createPathMapper, type PathMapper, type SourceRoot } from './paths.js';
+import { createPathMapper, fileNameOf, type PathMapper, type SourceRoot } from './paths.js';
 
 export { bareName, lineCallsCallee, scanLine, compileVocabulary, type CompiledVocabulary, type LineScan } from './locks.js';
 export { createPathMapper, type PathMapper, type PathMatch, type SourceRoot } from './paths.js';
@@ -82,7 +82,8 @@ export async function openSourceReader(options: SourceReaderOptions): Promise<So
   return {
     async prepare(paths) {
       // Mapped (the folder walk included) while WebAssembly compiles the grammars off the main thread.
-      const fresh = createPathMapper(roots);
+      const names = paths === undefined ? undefined : new Set(paths.map(fileNameOf).filter((n): n is string => n !== undefined));
+      const fresh = createPathMapper(roots, names);
       mapper = fresh;
       const wanted = new Set<LanguageName>(['c']);
       if (paths === undefined) wanted.add('cpp');

@@ -39,27 +39,46 @@ interface Indexed {
   parts: string[];
 }
 
-export function createPathMapper(roots: readonly SourceRoot[]): PathMapper {
+/**
+ * A mapper for these folders. With `names` (the file names the frames will ask for), the folder
+ * walk records only files of those names: a 5,000-file checkout costs its folder listings and
+ * little else. A path whose name was not announced makes the walk record every source file
+ * (once, on that first ask).
+ */
+export function createPathMapper(roots: readonly SourceRoot[], names?: ReadonlySet<string>): PathMapper {
   const memo = new Map<string, PathMatch>();
   let byName: Map<string, Indexed[]> | null = null;
-  const notes: string[] = [];
-  const index = (): Map<string, Indexed[]> => {
-    if (byName !== null) return byName;
+  let indexedAll = names === undefined;
+  let notes: string[] = [];
+  const index = (name: string): Map<string, Indexed[]> => {
+    if (byName !== null && (indexedAll || (names as ReadonlySet<string>).has(name))) return byName;
+    if (byName !== null) indexedAll = true;
     byName = new Map();
-    for (const root of roots) walk(root, byName, notes);
+    notes = [];
+    for (const root of roots) walk(root, indexedAll ? null : (names as ReadonlySet<string>), byName, notes);
     return byName;
   };
   return {
     map(path) {
       let found = memo.get(path);
       if (found === undefined) {
-        found = exact(roots, path) ?? bySuffix(index(), path);
+        found = exact(roots, path) ?? bySuffix(index, path);
         memo.set(path, found);
       }
       return found;
     },
     notes: () => notes,
   };
+}
+
+/** The last component of a frame's path: the name the walk indexes files by. */
+export function fileNameOf(path: string): string | undefined {
+  const parts = splitPath(path);
+  return parts[parts.length - 1];
+}
+
+function splitPath(path: string): string[] {
+  return path.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
 }
 
 /** `abba.c`, `src/gc.c` relative to a root, or an absolute path inside one. */
@@ -74,10 +93,11 @@ function exact(roots: readonly SourceRoot[], path: string): PathMatch | null {
   return null;
 }
 
-function bySuffix(byName: Map<string, Indexed[]>, path: string): PathMatch {
-  const parts = path.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+function bySuffix(index: (name: string) => Map<string, Indexed[]>, path: string): PathMatch {
+  const parts = splitPath(path);
   const name = parts[parts.length - 1];
-  const candidates = name === undefined ? undefined : byName.get(name);
+  // Only source files are indexed: any other name has no candidates (and starts no walk).
+  const candidates = name === undefined || !SOURCE_FILE.test(name) ? undefined : index(name).get(name);
   if (candidates === undefined || candidates.length === 0) return { kind: 'none' };
   let best = 0;
   let winners: Indexed[] = [];
@@ -108,7 +128,8 @@ function inside(root: SourceRoot, path: string): string | null {
   return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? null : real;
 }
 
-function walk(root: SourceRoot, byName: Map<string, Indexed[]>, notes: string[]): void {
+/** Records the source files under the root (only those named `names`, when given) by file name. */
+function walk(root: SourceRoot, names: ReadonlySet<string> | null, byName: Map<string, Indexed[]>, notes: string[]): void {
   let seen = 0;
   const stack: string[][] = [[]];
   while (stack.length > 0) {
@@ -116,24 +137,26 @@ function walk(root: SourceRoot, byName: Map<string, Indexed[]>, notes: string[])
     let entries: Dirent[];
     try {
       // The entries' types come with the listing: no stat per file (5,000 files: one call a folder).
-      entries = readdirSync(join(root.real, ...parts), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      entries = readdirSync(parts.length === 0 ? root.real : join(root.real, ...parts), { withFileTypes: true });
     } catch {
       continue;
     }
+    // Listed in name order, so which entries an index cut at the limit holds does not depend on the file system.
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const dirent of entries) {
       if (++seen > INDEX_LIMIT) {
         notes.push(`--source ${root.given}: only the first ${INDEX_LIMIT.toLocaleString('en-US')} entries were searched for the files frames name.`);
         return;
       }
       const entry = dirent.name;
-      const child = [...parts, entry];
       // Folders through symbolic links are not followed (they may lead out of the root, or loop).
       if (dirent.isDirectory()) {
-        if (!SKIPPED_DIRS.has(entry)) stack.push(child);
-      } else if ((dirent.isFile() || dirent.isSymbolicLink()) && SOURCE_FILE.test(entry)) {
+        if (!SKIPPED_DIRS.has(entry)) stack.push([...parts, entry]);
+      } else if ((names === null ? SOURCE_FILE.test(entry) : names.has(entry) && SOURCE_FILE.test(entry)) && (dirent.isFile() || dirent.isSymbolicLink())) {
+        const found = { root, parts: [...parts, entry] };
         const list = byName.get(entry);
-        if (list) list.push({ root, parts: child });
-        else byName.set(entry, [{ root, parts: child }]);
+        if (list) list.push(found);
+        else byName.set(entry, [found]);
       }
     }
   }

@@ -146,6 +146,27 @@ test('path mapping: exact relative path first, then the longest path suffix; two
   assert.equal(one('nowhere.c').answers[0]?.status, 'unmapped');
 });
 
+test('path mapping after prepare(paths): the walk indexes only the names announced, yet a name announced late still maps, and the same ambiguity is found', async () => {
+  mkdirSync(join(dir, 'late', 'a'), { recursive: true });
+  mkdirSync(join(dir, 'late', 'b'), { recursive: true });
+  for (const d of ['late/a', 'late/b']) writeFileSync(join(dir, d, 'twice.c'), 'void f(void) {\n  pthread_mutex_lock(&a);\n  pthread_mutex_lock(&b);\n}\n');
+  writeFileSync(join(dir, 'late', 'a', 'unannounced.c'), 'void f(void) {\n  pthread_mutex_lock(&a);\n  pthread_mutex_lock(&b);\n}\n');
+  const probe = (id: number, path: string): SourceProbe => ({ id, path, line: 3, function: 'f', callee: 'pthread_mutex_lock' });
+  const announced = await openSourceReader({ dirs: [dir], cwd: dir, vocabulary: loadSourceLocks({ cwd: ROOT }) });
+  await announced.prepare(['/build/x/a/twice.c', '/build/y/twice.c', 'main.rs']);
+  const report = announced.read([probe(1, '/build/x/a/twice.c'), probe(2, '/build/y/twice.c'), probe(3, '/build/late/a/unannounced.c'), probe(4, 'main.rs')]);
+  assert.deepEqual(
+    report.answers.map((a) => [a.id, a.status, a.file ?? null]),
+    [
+      [1, 'read', 'late/a/twice.c'],
+      [2, 'ambiguous', null],
+      [3, 'read', 'late/a/unannounced.c'],
+      [4, 'unmapped', null],
+    ],
+  );
+  assert.match(report.notes.join(' '), /\/build\/y\/twice\.c matches 2 files equally well \(late\/a\/twice\.c, late\/b\/twice\.c\)/);
+});
+
 test('safety: no path out of the folder, no symbolic link out of it, a stated size cap, a missing folder is one error', async () => {
   const outside = mkdtempSync(join(tmpdir(), 'waitgraph-outside-'));
   try {
