@@ -73,41 +73,85 @@ export interface CandidateResult {
   forced: Array<{ threads: ThreadKey[]; steps: Array<{ from: ThreadKey; to: ThreadKey; resource: string }>; ruledOut: string }>;
 }
 
+/**
+ * Steps to a list of threads (indices into the stuck threads), shared by every waiter of one lock
+ * (or one all-of wait) and read through `skip`: a waiter of 5,000 that any of 20,000 threads could
+ * release keeps one reference, not 20,000 steps of its own.
+ */
+interface StepList {
+  to: readonly number[];
+  /** The waiter's own index, left out of `to` (-1: none left out). */
+  skip: number;
+}
+
 interface Out {
   /** Known steps: known holders and all-of targets among the stuck threads (with the all-of wait's words). */
-  known: Array<{ to: number; resource: string | null; description?: string }>;
+  known: Array<StepList & { resource: string | null; description?: string }>;
   /** Candidate steps with an explicit list of possible holders. */
-  listed: Array<{ to: number; resource: string }>;
+  listed: Array<StepList & { resource: string }>;
   /** Candidate steps to any stuck thread (`any`), minus the ruled-out ones. */
   wild: Array<{ resource: string; self: boolean; sameLock: Set<ThreadKey> | null }>;
+}
+
+/** Whether a step list leads anywhere but back to the waiter. */
+function hasStep(list: StepList): boolean {
+  for (const to of list.to) if (to !== list.skip) return true;
+  return false;
 }
 
 export function findCandidateCycles(input: CandidateInput): CandidateResult {
   const keys = input.stuck.map((t) => t.key);
   const index = new Map<ThreadKey, number>();
   keys.forEach((k, i) => index.set(k, i));
-  const outs: Out[] = input.stuck.map((t) => outOf(t, index, input));
-  const noDeadEnd = outs.every((o, i) => o.known.length > 0 || o.listed.length > 0 || o.wild.some((w) => wildHasTarget(w, i, keys)));
+  const lists = stuckLists(index);
+  const outs: Out[] = input.stuck.map((t) => outOf(t, index, input, lists));
+  const noDeadEnd = outs.every((o, i) => o.known.some(hasStep) || o.listed.some(hasStep) || o.wild.some((w) => wildHasTarget(w, i, keys)));
   const { cycles, capped } = listCycles(keys, outs, input);
-  return { cycles, capped, noDeadEnd, forced: forcedCycles(input, index, keys) };
+  return { cycles, capped, noDeadEnd, forced: forcedCycles(input, index, keys, lists) };
 }
 
-function outOf(t: CandidateThread, index: Map<ThreadKey, number>, input: CandidateInput): Out {
+/**
+ * A list of thread keys as indices of the stuck threads among them (the others dropped), made once
+ * per list, optionally without the threads of a same-lock set (itself made once per pair).
+ */
+type StuckLists = (list: readonly ThreadKey[], without?: ReadonlySet<ThreadKey> | null) => readonly number[];
+
+function stuckLists(index: Map<ThreadKey, number>): StuckLists {
+  const plain = new Map<readonly ThreadKey[], number[]>();
+  const filtered = new Map<readonly ThreadKey[], Map<ReadonlySet<ThreadKey>, number[]>>();
+  const make = (list: readonly ThreadKey[], without: ReadonlySet<ThreadKey> | null): number[] => {
+    const out: number[] = [];
+    for (const k of list) {
+      const i = index.get(k);
+      if (i !== undefined && !(without?.has(k) ?? false)) out.push(i);
+    }
+    return out;
+  };
+  return (list, without = null) => {
+    if (without === null) {
+      let got = plain.get(list);
+      if (got === undefined) plain.set(list, (got = make(list, null)));
+      return got;
+    }
+    let byWithout = filtered.get(list);
+    if (byWithout === undefined) filtered.set(list, (byWithout = new Map()));
+    let got = byWithout.get(without);
+    if (got === undefined) byWithout.set(without, (got = make(list, without)));
+    return got;
+  };
+}
+
+function outOf(t: CandidateThread, index: Map<ThreadKey, number>, input: CandidateInput, lists: StuckLists): Out {
   const out: Out = { known: [], listed: [], wild: [] };
+  const own = index.get(t.key) ?? -1;
   for (const need of t.needs) {
     if (need.kind === 'all') {
-      for (const target of need.targets) {
-        const to = index.get(target);
-        if (to !== undefined && target !== t.key) out.known.push({ to, resource: null, description: need.description });
-      }
+      out.known.push({ to: lists(need.targets), skip: own, resource: null, description: need.description });
       continue;
     }
     if (need.kind !== 'lock' || need.gone) continue;
     if (need.holders.length > 0) {
-      for (const h of need.holders) {
-        const to = index.get(h);
-        if (to !== undefined) out.known.push({ to, resource: need.resource });
-      }
+      out.known.push({ to: lists(need.holders), skip: -1, resource: need.resource });
       continue;
     }
     if (need.namedHolder) continue;
@@ -118,12 +162,8 @@ function outOf(t: CandidateThread, index: Map<ThreadKey, number>, input: Candida
       out.wild.push({ resource: need.resource, self, sameLock });
       continue;
     }
-    for (const c of need.candidates) {
-      const to = index.get(c);
-      if (to === undefined) continue;
-      if (c === t.key ? !self : sameLock?.has(c)) continue;
-      out.listed.push({ to, resource: need.resource });
-    }
+    // The candidates leave the waiter out (its own stack shows it does not hold the lock).
+    out.listed.push({ to: lists(need.candidates, sameLock), skip: own, resource: need.resource });
   }
   return out;
 }
@@ -159,12 +199,18 @@ function listCycles(keys: ThreadKey[], outs: Out[], input: CandidateInput): { cy
   const forEachNext = (from: number, start: number, closing: boolean, visit: (to: number, resource: string | null, known: boolean, allOf?: string) => boolean): boolean => {
     const o = outs[from] as Out;
     for (const k of o.known) {
-      if (--budget < 0) return false;
-      if (k.to >= start && !visit(k.to, k.resource, true, k.description)) return false;
+      for (const to of k.to) {
+        if (to === k.skip) continue;
+        if (--budget < 0) return false;
+        if (to >= start && !visit(to, k.resource, true, k.description)) return false;
+      }
     }
     for (const l of o.listed) {
-      if (--budget < 0) return false;
-      if (l.to >= start && !visit(l.to, l.resource, false)) return false;
+      for (const to of l.to) {
+        if (to === l.skip) continue;
+        if (--budget < 0) return false;
+        if (to >= start && !visit(to, l.resource, false)) return false;
+      }
     }
     const fromKey = keys[from] as ThreadKey;
     for (const w of o.wild) {
@@ -224,7 +270,7 @@ function listCycles(keys: ThreadKey[], outs: Out[], input: CandidateInput): { cy
     }
   }
   // Stopped by the cycle cap, the budget, or the length limit with longer cycles possible.
-  if (found.length >= MAX_CYCLES || (n > MAX_CYCLE_LENGTH && outs.some((o) => o.listed.length > 0 || o.wild.length > 0))) capped = true;
+  if (found.length >= MAX_CYCLES || (n > MAX_CYCLE_LENGTH && outs.some((o) => o.listed.some(hasStep) || o.wild.length > 0))) capped = true;
   return { cycles: found, capped };
 }
 
@@ -270,6 +316,20 @@ function toCandidateCycle(members: ThreadKey[], steps: CandidateCycle['steps'], 
   return { threads, steps, gdbCommands, unprovable, text: `${parts.join('; ')}.` };
 }
 
+/** Names of the list nodes of the forced-cycle graph (no thread key starts with a NUL). */
+const HUB = '\u0000list:';
+
+/** The one stuck thread of a list besides the waiter (`skip`), or undefined when there are none or several. */
+function onlyOther(list: readonly number[], skip: number, keys: ThreadKey[]): ThreadKey | undefined {
+  let only = -1;
+  for (const i of list) {
+    if (i === skip) continue;
+    if (only !== -1) return undefined;
+    only = i;
+  }
+  return only === -1 ? undefined : keys[only];
+}
+
 function compareKeys(a: ThreadKey, b: ThreadKey): number {
   const x = /^\d+$/.test(a) ? Number(a) : Number.MAX_SAFE_INTEGER;
   const y = /^\d+$/.test(b) ? Number(b) : Number.MAX_SAFE_INTEGER;
@@ -282,8 +342,24 @@ function compareKeys(a: ThreadKey, b: ThreadKey): number {
  * self-deadlocks are not concluded from elimination. Strongly connected components of the known
  * and forced steps, each with at least one forced step and two threads.
  */
-function forcedCycles(input: CandidateInput, index: Map<ThreadKey, number>, keys: ThreadKey[]): CandidateResult['forced'] {
+function forcedCycles(input: CandidateInput, index: Map<ThreadKey, number>, keys: ThreadKey[], lists: StuckLists): CandidateResult['forced'] {
+  // The known and forced steps. A lock's waiters reach its holders through one node for the list,
+  // so the graph is linear in the dump (5,000 waiters of what any of 20,000 threads may release);
+  // through such a node a thread reaches the same threads as by an edge to each, so the
+  // components' threads are the same. The list nodes are left out of the components.
   const edges: Array<[string, string]> = [];
+  const hubs: string[] = [];
+  const hubOf = new Map<readonly number[], string>();
+  const hub = (to: readonly number[]): string => {
+    let name = hubOf.get(to);
+    if (name === undefined) {
+      name = `${HUB}${hubOf.size}`;
+      hubOf.set(to, name);
+      hubs.push(name);
+      for (const i of to) edges.push([name, keys[i] as ThreadKey]);
+    }
+    return name;
+  };
   const forcedStep = new Map<string, { resource: string; why: string }>();
   for (const t of input.stuck) {
     for (const need of t.needs) {
@@ -293,16 +369,18 @@ function forcedCycles(input: CandidateInput, index: Map<ThreadKey, number>, keys
       }
       if (need.kind !== 'lock' || need.gone || need.namedHolder) continue;
       if (need.holders.length > 0) {
-        for (const h of need.holders) if (index.has(h) && h !== t.key) edges.push([t.key, h]);
+        const to = lists(need.holders);
+        if (to.length > 1) edges.push([t.key, hub(to)]);
+        else if (to.length === 1 && keys[to[0] as number] !== t.key) edges.push([t.key, keys[to[0] as number] as ThreadKey]);
         continue;
       }
       const wait = input.waitOf(t.key, need.resource);
       const self = wait?.waiterMayHold ?? true;
       // `any`: every stuck thread but (maybe) the waiter; counted, not listed (30,000 waiters of one lock).
-      const possible = need.candidates === 'any' ? (keys.length === 2 && !self ? keys.filter((k) => k !== t.key) : []) : need.candidates.filter((k) => (k !== t.key || self) && index.has(k));
+      // A list: its stuck threads but the waiter (the list leaves it out), read from the list's one index list.
+      const only = need.candidates === 'any' ? (keys.length === 2 && !self ? keys.find((k) => k !== t.key) : undefined) : onlyOther(lists(need.candidates), index.get(t.key) ?? -1, keys);
       // `any` counts every stuck thread; a thread that can go on is no candidate of a stuck waiter.
-      if (possible.length !== 1 || possible[0] === t.key) continue;
-      const only = possible[0] as ThreadKey;
+      if (only === undefined || only === t.key) continue;
       edges.push([t.key, only]);
       const why =
         need.candidates === 'any'
@@ -312,15 +390,23 @@ function forcedCycles(input: CandidateInput, index: Map<ThreadKey, number>, keys
     }
   }
   if (forcedStep.size === 0) return [];
+  // Each component's forced steps, in the order they were found, gathered in one pass (a dump of
+  // thousands of forced pairs has thousands of components).
+  const components = componentsOf([...keys, ...hubs], edges)
+    .map((c) => (hubs.length === 0 ? c : c.filter((k) => !k.startsWith(HUB))))
+    .filter((c) => c.length >= 2);
+  const componentOf = new Map<ThreadKey, number>();
+  components.forEach((c, i) => c.forEach((k) => componentOf.set(k, i)));
+  const stepsOf: Array<Array<[string, { resource: string; why: string }]>> = components.map(() => []);
+  for (const entry of forcedStep) {
+    const [from, to] = entry[0].split('\u0000') as [string, string];
+    const c = componentOf.get(from);
+    if (c !== undefined && componentOf.get(to) === c) (stepsOf[c] as Array<[string, { resource: string; why: string }]>).push(entry);
+  }
   const out: CandidateResult['forced'] = [];
-  for (const component of componentsOf(keys, edges)) {
-    if (component.length < 2) continue;
-    const inside = new Set(component);
-    const steps = [...forcedStep].filter(([k]) => {
-      const [from, to] = k.split('\u0000') as [string, string];
-      return inside.has(from) && inside.has(to);
-    });
-    if (steps.length === 0) continue;
+  components.forEach((component, i) => {
+    const steps = stepsOf[i] as Array<[string, { resource: string; why: string }]>;
+    if (steps.length === 0) return;
     out.push({
       threads: [...component].sort(compareKeys),
       steps: steps.map(([k, v]) => {
@@ -329,6 +415,6 @@ function forcedCycles(input: CandidateInput, index: Map<ThreadKey, number>, keys
       }),
       ruledOut: steps.map(([, v]) => v.why).join('; '),
     });
-  }
+  });
   return out;
 }

@@ -11,11 +11,14 @@ import { backtraceParser } from '../parse/parser.js';
 import type { LoadedRules } from '../rules/types.js';
 import { analyze, createAnalyzer, type AnalysisSink, type AnalyzeOptions, type StreamOptions } from './analyzer.js';
 import type { SourceReader } from '../source/index.js';
+import { analyzeSeries } from './snapshots/index.js';
 
 export { analyze, createAnalyzer, normalizeResourceId, type AnalyzeOptions, type Analyzer, type AnalysisSink, type DumpAnalysis, type StreamOptions } from './analyzer.js';
 export { openOwnerQueries, type OwnerQuery } from './owner-queries.js';
 /** The first stage alone, for `waitgraph parse` (the parsed model as JSON). */
 export { parseDumpStream } from '../parse/index.js';
+/** The whole text parsed, every frame kept (snapshots read a dump again with its frames). */
+export { parseDump };
 export { isFinding } from './crash.js';
 
 /**
@@ -49,6 +52,14 @@ export function createLiveAnalyzer(rules: LoadedRules, source?: SourceReader): L
     analyze: (dump, facts) => analyze(dump, { rules, facts, ...extra }),
     // The same parse and analysis, backtrace by backtrace while gdb prints (as analyzeText does).
     stream: () => createAnalysisSink({ rules, ...extra }),
+    // attach --samples: the samples as snapshots of one process (analyze/snapshots/).
+    series: (samples, times) =>
+      analyzeSeries(
+        samples.map((s) => s.dump),
+        (dump) => analyze(dump, { rules, ...extra }),
+        { times, how: 'given' },
+        samples.map((s) => s.analysis),
+      ),
   };
 }
 

@@ -25,8 +25,10 @@ export type RootKind = 'running' | 'timed' | 'outside' | 'unnamed' | 'cut-top';
 /** What a blocked thread needs to go on; it can go on when any one of its needs can be met. */
 export type Need =
   /**
-   * A lock-like wait: met when a known holder can go on; with none known, when a possible holder
-   * can (`candidates`: the threads that could hold it, or `any` other thread).
+   * A lock-like wait: met when a known holder other than the waiter can go on; with none known,
+   * when a possible holder can (`candidates`: the threads that could hold it, or `any` other
+   * thread). Waiters of one lock share one `holders` and one `candidates` list (the waiter may be
+   * in it: readers leave the waiter itself out), so reading them is linear in the dump.
    */
   | { kind: 'lock'; resource: string; description: string; holders: ThreadKey[]; candidates: ThreadKey[] | 'any'; gone: boolean; namedHolder: boolean }
   /** An all-of wait: met when every target can go on. */
@@ -76,8 +78,25 @@ export function computeProgress(threads: readonly ProgressThread[]): Progress {
     live.add(key);
     queue.push(key);
   };
-  // Waiters on a known holder, by holder; all-of counters, by target; "any other thread" waiters.
-  const byHolder = new Map<ThreadKey, ThreadKey[]>();
+  // Lock waiters grouped by their list of (possible) holders: waiters of one lock share one list,
+  // so the work is the list once plus the waiters once, not waiters × holders (5,000 waiters of a
+  // std::future that any of 20,000 thread bodies may fulfil).
+  const groupOf = new Map<readonly ThreadKey[], HolderGroup>();
+  const groupsByHolder = new Map<ThreadKey, HolderGroup[]>();
+  const lockWait = (list: readonly ThreadKey[], waiter: ThreadKey): void => {
+    let group = groupOf.get(list);
+    if (group === undefined) {
+      group = { waiters: [], firstLive: null, done: false };
+      groupOf.set(list, group);
+      for (const h of list) {
+        const groups = groupsByHolder.get(h);
+        if (groups === undefined) groupsByHolder.set(h, [group]);
+        else if (groups[groups.length - 1] !== group) groups.push(group);
+      }
+    }
+    group.waiters.push(waiter);
+  };
+  // All-of counters, by target; "any other thread" waiters.
   const byTarget = new Map<ThreadKey, Array<{ waiter: ThreadKey; counter: { left: number } }>>();
   const anyWaiters: ThreadKey[] = [];
   const push = <K, V>(map: Map<K, V[]>, key: K, value: V): void => {
@@ -107,10 +126,10 @@ export function computeProgress(threads: readonly ProgressThread[]): Progress {
         const counter = { left: targets.length };
         for (const target of targets) push(byTarget, target, { waiter: t.key, counter });
       } else if (need.gone) continue;
-      else if (need.holders.length > 0) for (const h of need.holders) push(byHolder, h, t.key);
+      else if (need.holders.length > 0) lockWait(need.holders, t.key);
       else if (need.namedHolder) markLive(t.key); // the named thread is not in the dump: it has exited
       else if (need.candidates === 'any') anyWaiters.push(t.key);
-      else for (const c of need.candidates) push(byHolder, c, t.key);
+      else lockWait(need.candidates, t.key);
     }
   }
   let anyFlushed = false;
@@ -122,7 +141,14 @@ export function computeProgress(threads: readonly ProgressThread[]): Progress {
       anyFlushed = true;
       for (const w of anyWaiters) if (w !== key) markLive(w);
     }
-    for (const w of byHolder.get(key) ?? []) if (w !== key) markLive(w);
+    // A waiter can go on once a holder other than itself can: the first live holder frees every
+    // waiter but itself, a second one that too; later ones change nothing.
+    for (const group of groupsByHolder.get(key) ?? []) {
+      if (group.done || group.firstLive === key) continue;
+      if (group.firstLive === null) group.firstLive = key;
+      else group.done = true;
+      for (const w of group.waiters) if (w !== key) markLive(w);
+    }
     for (const { waiter, counter } of byTarget.get(key) ?? []) {
       counter.left--;
       if (counter.left === 0) markLive(waiter);
@@ -131,4 +157,13 @@ export function computeProgress(threads: readonly ProgressThread[]): Progress {
   const stuck: ThreadKey[] = [];
   for (const t of threads) if (!live.has(t.key)) stuck.push(t.key);
   return { live, roots, stuck };
+}
+
+/** The waiters of one list of (possible) holders, and how far the holders' progress has freed them. */
+interface HolderGroup {
+  waiters: ThreadKey[];
+  /** The first holder that could go on: it freed every waiter but itself. */
+  firstLive: ThreadKey | null;
+  /** A second holder could go on too: every waiter is free. */
+  done: boolean;
 }

@@ -188,7 +188,8 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   }
   const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
   const stepWait = stepWaitLookup(input.waits);
-  const couldHold = (waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>): string => possibleHolders(waiter, need, stepWait(waiter, need.resource), input.threads);
+  const setOf = listSets();
+  const couldHold = (waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>): string => possibleHolders(waiter, need, stepWait(waiter, need.resource), input.threads, setOf);
   const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? [], (need) => couldHold(key, need)) }));
   const shown = input.shape.whole ? '' : ` (as far as the dump shows: ${input.threads.length === 1 ? 'its one thread' : `its ${input.threads.length} threads`})`;
   let text = all
@@ -308,7 +309,8 @@ function needsOf(input: VerdictInput, gone: Map<string, Gone>): Map<ThreadKey, N
       continue;
     }
     const known = holders.get(w.edge.to) ?? [];
-    const candidates = known.length > 0 || !w.holderShows ? 'any' : truncated.filter((k) => k !== key);
+    // One list for every waiter (it may name the waiter: readers leave the waiter itself out).
+    const candidates = known.length > 0 || !w.holderShows ? 'any' : truncated;
     add(key, { kind: 'lock', resource: nodeKey(w.edge.to), description: w.edge.description, holders: known, candidates, gone: gone.has(w.edge.to), namedHolder: w.namedHolder });
   }
   // All-of waits: one need per waiter and all-of resource, met when every target can go on.
@@ -384,7 +386,7 @@ const NAMED_HOLDERS = 8;
  * could hide it in (`holderShows`: only cut stacks), else any thread of the dump — the waiter
  * itself too, unless the lock is recursive (or the GIL), whose owner takes it again without waiting.
  */
-function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>, wait: StepWait | undefined, all: readonly ThreadAnalysis[]): string {
+function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>, wait: StepWait | undefined, all: readonly ThreadAnalysis[], setOf: (list: readonly ThreadKey[]) => ReadonlySet<ThreadKey>): string {
   const self = wait?.waiterMayHold ?? true;
   // The other threads are counted, and listed only when few: a list of every thread for each of
   // 30,000 waiters of one lock was quadratic.
@@ -396,16 +398,28 @@ function possibleHolders(waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }
     othersCount = all.length - 1;
     others = () => all.map((t) => t.key).filter((k) => k !== waiter);
   } else {
-    const keys = need.candidates.filter((k) => self || k !== waiter);
-    itself = keys.includes(waiter);
-    othersCount = keys.length - (itself ? 1 : 0);
-    others = () => keys.filter((k) => k !== waiter);
+    // The candidates are the threads whose stack is cut, the waiter left out: its own stack shows it
+    // does not hold the lock. Counted through the list's set, not filtered per waiter.
+    const list = need.candidates;
+    itself = false;
+    othersCount = list.length - (setOf(list).has(waiter) ? 1 : 0); // thread keys: each once
+    others = () => list.filter((k) => k !== waiter);
   }
   if (othersCount === 0) return itself ? `only ${listThreads([waiter])} itself could, having locked it twice` : 'no thread of the dump could hold it';
   const recursive = self ? '' : '; not itself: the lock is recursive, its owner takes it again without waiting';
   const listed = othersCount > NAMED_HOLDERS ? `any of ${othersCount} other threads` : namedHolders(others());
   if (!itself) return `${listed} could hold it${recursive}`;
   return `${listed} could hold it, or ${listThreads([waiter])} itself: the lock is not recursive`;
+}
+
+/** The set of a shared list's keys, made once per list. */
+function listSets(): (list: readonly ThreadKey[]) => ReadonlySet<ThreadKey> {
+  const sets = new Map<readonly ThreadKey[], Set<ThreadKey>>();
+  return (list) => {
+    let set = sets.get(list);
+    if (set === undefined) sets.set(list, (set = new Set(list)));
+    return set;
+  };
 }
 
 /** `thread 3`, `threads 1, 3 or 4`. */

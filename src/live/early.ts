@@ -54,6 +54,16 @@ export function earlyPlan(argv: readonly string[]): EarlyPlan | null {
       timeout = v;
     } else if (name === '--save-dump' || name === '--disable' || name === '--rules') {
       if (value() === null) return null;
+    } else if (name === '--samples' && command === 'attach') {
+      // An optional number, as commander reads it: the next word when it does not start with `-`.
+      const next = inline ?? (argv[i + 1] !== undefined && !(argv[i + 1] as string).startsWith('-') ? argv[++i] : undefined);
+      if (next !== undefined && (!/^\d{1,3}$/.test(next) || Number(next) < 1 || Number(next) > 100)) return null;
+    } else if (name === '--interval' && command === 'attach') {
+      const v = value();
+      if (v === null || !/^\d{1,4}(?:\.\d{1,3})?$/.test(v) || Number(v) < 0.05 || Number(v) > 3600) return null;
+    } else if (name === '--owners' && command === 'attach') {
+      const v = value();
+      if (v !== 'last' && v !== 'each') return null;
     } else if (name === '--exe' && command === 'core') {
       exe = value();
       if (exe === null || exe === '') return null;

@@ -26,6 +26,11 @@ export interface LiveAnalyzer {
    * that work off the path between gdb's last line and the owner questions.
    */
   stream?(): LiveStream;
+  /**
+   * Several samples of the process (attach --samples) as one analysis: each sample's dump and
+   * analysis in order, and the seconds from each to the next. Required for samples > 1.
+   */
+  series?(samples: ReadonlyArray<{ dump: Dump; analysis: Analysis }>, times: number[]): Analysis;
 }
 
 export interface LiveStream {
@@ -57,6 +62,22 @@ export interface LiveOptions {
    * last answer is in); the text comes back as `LiveResult.rendered`.
    */
   render?: (analysis: Analysis) => string | Promise<string>;
+  /**
+   * attach --samples N: N backtrace snapshots through this one gdb, detached between them (the
+   * process runs), `intervalMs` apart (from one sample's backtraces to the next). Default 1.
+   */
+  samples?: number;
+  intervalMs?: number;
+  /** Ask the owner questions on every sample (`--owners each`), not only on the last. */
+  ownersEach?: boolean;
+}
+
+/** One sample of attach --samples: what gdb printed, the owner questions asked on it, and when it was taken. */
+export interface LiveSample {
+  text: string;
+  asked: AskedQuery[];
+  /** Seconds after the first sample's backtraces. */
+  at: number;
 }
 
 export interface LiveResult {
@@ -66,6 +87,8 @@ export interface LiveResult {
   asked: AskedQuery[];
   /** What `LiveOptions.render` returned, or null without it. */
   rendered: string | null;
+  /** With samples > 1: every sample in order (the last one's text and questions are also `text` and `asked`). */
+  samples?: LiveSample[];
 }
 
 /**
@@ -232,26 +255,65 @@ export async function investigate(target: LiveTarget, options: LiveOptions): Pro
       const a = await started.attached;
       if (!a.ok) throw new GdbError(`cannot attach to pid ${target.pid}: ${attachHint(a.error ?? '')}`);
     }
-    const printed = await started.bt;
-    const text = printed.console;
-    if (!/^Thread \d|^#0 /m.test(text)) throw new GdbError(`gdb printed no backtrace${session.errors().trim() ? `: ${session.errors().trim().split('\n').pop()}` : ''}`);
-    let dump: Dump;
-    let first: Analysis;
-    if (stream && started.tap.failed === null) ({ dump, analysis: first } = stream.end());
-    else {
-      dump = analyzer.parse(text);
-      first = analyzer.analyze(dump, []);
+    const samples = target.kind === 'pid' ? Math.max(1, options.samples ?? 1) : 1;
+    if (samples > 1 && analyzer.series === undefined) throw new Error('internal: attach --samples needs an analyser that reads series');
+    const taken: Array<LiveSample & { dump: Dump; analysis: Analysis }> = [];
+    let firstAt = 0;
+    for (let k = 1; k <= samples; k++) {
+      let printed: CommandResult;
+      let sampleStream: LiveStream | null = stream;
+      // A parser that throws on a later sample is dropped, and that sample's text parsed whole (as for the first).
+      const sampleTap = k === 1 ? started.tap : new LineTap();
+      if (k === 1) printed = await started.bt;
+      else {
+        // The process ran since the last detach; sample k is due `interval` after sample k-1.
+        const due = firstAt + (k - 1) * (options.intervalMs ?? 1000);
+        const wait = due - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const pid = (target as { pid: number }).pid;
+        const again = await session.command(`-target-attach ${pid}`);
+        if (!again.ok) throw new GdbError(`cannot attach to pid ${pid} again for sample ${k} of ${samples}: ${attachHint(again.error ?? '')}`);
+        sampleStream = analyzer.stream ? analyzer.stream() : null;
+        const into = sampleStream;
+        if (into) sampleTap.connect((line) => into.push(`${line}\n`));
+        printed = await session.console('thread apply all bt', into ? { onLine: sampleTap.line } : {});
+      }
+      const at = Date.now();
+      if (k === 1) firstAt = at;
+      const text = printed.console;
+      if (!/^Thread \d|^#0 /m.test(text)) throw new GdbError(`gdb printed no backtrace${session.errors().trim() ? `: ${session.errors().trim().split('\n').pop()}` : ''}`);
+      let dump: Dump;
+      let first: Analysis;
+      if (sampleStream && sampleTap.failed === null) ({ dump, analysis: first } = sampleStream.end());
+      else {
+        dump = analyzer.parse(text);
+        first = analyzer.analyze(dump, []);
+      }
+      const last = k === samples;
+      const asked = last || options.ownersEach === true ? await askOwners(session, planOwnerQueries(first)) : [];
+      // Every answer is in: gdb detaches and exits while the answers are analysed and reported.
+      if (last) session.quit();
+      // Between samples the process runs: gdb lets it go until the next one.
+      else await session.command('-target-detach');
+      const facts = asked.map(factFromAnswer).filter((f): f is OwnerFact => f !== null);
+      const analysis = facts.length > 0 ? analyzer.analyze(dump, facts) : first;
+      for (const a of asked) {
+        if (!a.ok) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer}`);
+        else if (factFromAnswer(a) === null) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer} (no holder)`);
+      }
+      taken.push({ text, asked, at: (at - firstAt) / 1000, dump, analysis });
     }
-    const asked = await askOwners(session, planOwnerQueries(first));
-    // Every answer is in: gdb detaches and exits while the answers are analysed and reported.
-    session.quit();
-    const facts = asked.map(factFromAnswer).filter((f): f is OwnerFact => f !== null);
-    const analysis = facts.length > 0 ? analyzer.analyze(dump, facts) : first;
-    for (const a of asked) {
-      if (!a.ok) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer}`);
-      else if (factFromAnswer(a) === null) analysis.notes.push(`asked gdb \`${a.command}\` for ${a.query.label}: ${a.answer} (no holder)`);
-    }
+    const lastSample = taken[taken.length - 1] as (typeof taken)[number];
+    const { text, asked } = lastSample;
+    const analysis =
+      samples > 1 && analyzer.series
+        ? analyzer.series(
+            taken,
+            taken.slice(1).map((t, i) => Math.round((t.at - (taken[i] as (typeof taken)[number]).at) * 1000) / 1000),
+          )
+        : lastSample.analysis;
     const rendered = options.render ? await options.render(analysis) : null;
+    if (samples > 1) return { text, analysis, asked, rendered, samples: taken.map((t) => ({ text: t.text, asked: t.asked, at: t.at })) };
     return { text, analysis, asked, rendered };
   } finally {
     await session.close();

@@ -156,9 +156,11 @@ export interface CycleStep {
  * - `crashed`: the process crashed; its waits are where the crash froze them (verdict crash);
  * - `waker-not-shown`: the blocked threads only wait to be signalled, and the dump does not show every thread;
  * - `can-progress`: some thread can still run (it runs, sleeps, or waits on the outside world), so every wait can still end;
- * - `nothing-blocked`: no thread is blocked.
+ * - `nothing-blocked`: no thread is blocked;
+ * - `moved`: over several snapshots of the process, a thread the last one shows stuck moved (the
+ *   cycle or hang it showed is withdrawn).
  */
-export type VerdictReasonKind = 'cycle' | 'only-candidate-cycle' | 'owner-gone' | 'all-blocked' | 'no-releaser' | 'crashed' | 'waker-not-shown' | 'can-progress' | 'nothing-blocked';
+export type VerdictReasonKind = 'cycle' | 'only-candidate-cycle' | 'owner-gone' | 'all-blocked' | 'no-releaser' | 'crashed' | 'waker-not-shown' | 'can-progress' | 'nothing-blocked' | 'moved';
 
 export interface VerdictReason {
   kind: VerdictReasonKind;
@@ -183,6 +185,8 @@ export interface CandidateCycle {
   unprovable: string[];
   /** The sentence a report prints. */
   text: string;
+  /** Set when several snapshots were read and every thread of the cycle was stuck in all of them: how many. */
+  stuckAcross?: number;
 }
 
 export interface Deadlock {
@@ -341,6 +345,39 @@ export interface Analysis {
   /** Set when the paste is partial: what it lacks, and the gdb command that captures it. */
   partial?: PartialPaste;
   stats: AnalysisStats;
-  /** The parsed input, so reporters can print stacks. */
+  /**
+   * Set when the input was several snapshots of one process (attach --samples, several dumps, or
+   * --snapshots): the analysis is the last snapshot's, its verdict checked against what moved.
+   */
+  snapshots?: SnapshotSeries;
+  /** The parsed input, so reporters can print stacks (the last snapshot's, for snapshots). */
   dump: Dump;
+}
+
+/** Which thread moved over several snapshots of one process (analyze/snapshots/). */
+export interface SnapshotSeries {
+  count: number;
+  /** Mean seconds between snapshots, when known (attach records it; a saved dump carries it; --interval says it). */
+  interval: number | null;
+  /** How a thread of one snapshot was found in the next: by its LWP, its pthread address, or gdb's number. */
+  matchedBy: 'lwp' | 'ptid' | 'thread number';
+  /** `given`: attach --samples or --snapshots; `recognised`: several dumps with the same LWPs and pthread addresses. */
+  how: 'given' | 'recognised';
+  /** Every thread any snapshot shows, by its key (the last snapshot's; a thread gone before it: `KEY@SNAPSHOT`). */
+  threads: Record<ThreadKey, ThreadMotionRecord>;
+}
+
+export interface ThreadMotionRecord {
+  /** `stuck`: the same frames (function, file:line, pc) in every snapshot; `moved`; `new` (not in the first); `gone` (not in the last). */
+  motion: 'stuck' | 'moved' | 'new' | 'gone';
+  lwp: number | null;
+  name: string | null;
+  /** 1-based numbers of the first and last snapshot that show it, and how many do. */
+  first: number;
+  last: number;
+  seen: number;
+  /** For `moved`: the first two snapshots between which its frames differ. */
+  movedBetween?: [number, number];
+  /** For `stuck`: seconds from the first to the last snapshot that shows it, when the times are known. */
+  stuckSeconds?: number;
 }

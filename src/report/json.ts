@@ -35,6 +35,8 @@ export interface JsonReport {
   unlinkedOwners?: NonNullable<Analysis['unlinkedOwners']>;
   notes: string[];
   stats: Analysis['stats'];
+  /** Set for snapshots of one process: how many, how far apart, and each thread's motion by its key. */
+  snapshots?: NonNullable<Analysis['snapshots']>;
 }
 
 export interface JsonCandidateCycle {
@@ -43,6 +45,8 @@ export interface JsonCandidateCycle {
   gdbCommands: string[];
   unprovable: string[];
   text: string;
+  /** Set when every thread of the cycle stayed stuck in all of several snapshots: how many. */
+  stuckAcross?: number;
 }
 
 export interface JsonCrash {
@@ -156,6 +160,7 @@ function jsonCandidateCycle(c: CandidateCycle): JsonCandidateCycle {
     gdbCommands: c.gdbCommands,
     unprovable: c.unprovable,
     text: c.text,
+    ...(c.stuckAcross !== undefined ? { stuckAcross: c.stuckAcross } : {}),
   };
 }
 
@@ -232,6 +237,7 @@ function reportFields<L>(analysis: Analysis, list: <T>(items: readonly T[], map:
     ...(analysis.unlinkedOwners !== undefined ? { unlinkedOwners: list(analysis.unlinkedOwners, same) } : {}),
     notes: list(analysis.notes, same),
     stats: analysis.stats,
+    ...(analysis.snapshots !== undefined ? { snapshots: analysis.snapshots } : {}),
   };
 }
 

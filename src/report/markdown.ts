@@ -26,6 +26,7 @@ import {
 import { groupStackLines, groupThreads, groupTitle, groupsByImportance, type GroupMode } from './group.js';
 import { mermaidForDeadlock, renderMermaid } from './mermaid.js';
 import { sanitizeAnalysis } from './sanitize.js';
+import { motionRows, seriesLine } from './motion-view.js';
 
 export interface MarkdownOptions {
   /** How alike stacks must be to share a `<details>` block. Default `functions`. */
@@ -120,6 +121,15 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
       line += ')';
       if (fact.query) line += `: ${code(fact.query)}${fact.answer !== null ? ` → ${code(fact.answer)}` : ''}`;
       out.push(line);
+    }
+    out.push('');
+  }
+
+  if (analysis.snapshots !== undefined) {
+    out.push(`### What moved (${escapeText(seriesLine(analysis.snapshots))})`, '', '| Thread | Motion | |', '| --- | --- | --- |');
+    for (const r of motionRows(analysis)) {
+      const who = `${escapeCell(`${threadTitle(r.key)}${r.record.lwp !== null ? ` (LWP ${r.record.lwp})` : ''}`)}${r.record.name ? ` ${code(r.record.name, true)}` : ''}`;
+      out.push(`| ${who} | ${r.record.motion} | ${escapeCell(r.words)} |`);
     }
     out.push('');
   }

@@ -10,6 +10,7 @@ import { compareThreadKeys } from '../model/ids.js';
 import { crashLines, deadlockRows, evidenceLabel, siteText, sourceHoldLines, stepEvidence, threadsByKey, threadTitle, verdictLine, waitSentence } from './cycle-view.js';
 import { groupedStackSection, pluralState, type GroupMode } from './group.js';
 import { sanitizeAnalysis } from './sanitize.js';
+import { motionRows, seriesLine } from './motion-view.js';
 
 /** The width when the CLI knows no terminal (a pipe, a file, the goldens). */
 export const DEFAULT_WIDTH = 100;
@@ -107,6 +108,12 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
     out.push('');
     out.push(c.bold(shown.size > 0 ? 'Other threads:' : 'Threads:'));
     for (const line of countedGroups(rest, layout.limit)) out.push(`  ${line}`);
+  }
+
+  if (analysis.snapshots !== undefined) {
+    out.push('');
+    out.push(c.bold(`Motion (${seriesLine(analysis.snapshots)}):`));
+    for (const line of motionSection(analysis, layout)) out.push(line);
   }
 
   const unresolved = analysis.unresolved;
@@ -244,6 +251,29 @@ function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>
     for (const line of countedGroups(behind, layout.limit)) out.push(`  ${line}`);
   }
   return out;
+}
+
+/** Threads in a column each up to this many; beyond, one line per motion with the threads listed. */
+const MOTION_TABLE_MAX = 24;
+
+/**
+ * The motion column: `thread 2    moved   between snapshots 1 and 2`, one row per thread; with many
+ * threads, the alike ones on one line (`412 threads stuck across 3 snapshots: 2, 3, …`).
+ */
+function motionSection(analysis: Analysis, layout: Layout): string[] {
+  const rows = motionRows(analysis);
+  if (rows.length <= MOTION_TABLE_MAX) {
+    const who = rows.map((r) => (/^\d+(?:\.\d+)?$/.test(r.key) ? `thread ${r.key}` : r.key) + (r.record.lwp !== null ? ` (LWP ${r.record.lwp})` : ''));
+    const wide = Math.max(...who.map((w) => w.length));
+    return rows.map((r, i) => `  ${(who[i] as string).padEnd(wide)}  ${r.record.motion.padEnd(5)}  ${r.words}`);
+  }
+  const groups = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = groups.get(r.words);
+    if (list) list.push(r.key);
+    else groups.set(r.words, [r.key]);
+  }
+  return [...groups].flatMap(([words, keys]) => wrapAt(`${keys.length === 1 ? `thread ${keys[0]}` : `${keys.length.toLocaleString('en-US')} threads`} ${words}${keys.length === 1 ? '' : `: ${limitedList(keys, layout.limit)}`}`, '  ', '      ', layout.width));
 }
 
 /**

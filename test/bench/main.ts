@@ -11,6 +11,9 @@
  *   npm run bench -- --no-attach    without the attach figure (it starts a program and gdb)
  *   npm run bench -- --profile      instead: one CLI run under --cpu-prof on the 30 MB dump
  *                                   (3 MB with --quick), top functions by self and inclusive time
+ *   npm run bench -- --hang-shapes  only figures 8–11, the big hang shapes (hang-figures.ts)
+ *   npm run bench -- --shape joins  only that hang shape (repeatable; implies --hang-shapes)
+ *   npm run bench -- --no-hang-shapes  without figures 8–11
  *
  * Progress goes to stderr, the figures to stdout.
  */
@@ -24,6 +27,8 @@ import { PERL_FOLD } from './baselines.js';
 import { childrenCpuMs, median, REPO_ROOT, runChild, type ChildRun } from './measure.js';
 import { printProfile, profileRun } from './profile.js';
 import { ensureSourceTree, SOURCE_TREE_FILES } from './source-tree.js';
+import { hangShapeFigures } from './hang-figures.js';
+import { HANG_SHAPES } from './hang-shapes.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -34,10 +39,13 @@ interface Options {
   startupRuns: number;
   profile: boolean;
   attach: boolean;
+  /** 'only': figures 8–11 alone; false: without them. */
+  hangShapes: boolean | 'only';
+  shapes?: string[];
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { quick: false, runs: 3, bigRuns: 1, startupRuns: 11, profile: false, attach: true };
+  const options: Options = { quick: false, runs: 3, bigRuns: 1, startupRuns: 11, profile: false, attach: true, hangShapes: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const number = (): number => {
@@ -48,10 +56,18 @@ function parseOptions(argv: string[]): Options {
     if (a === '--quick') options.quick = true;
     else if (a === '--profile') options.profile = true;
     else if (a === '--no-attach') options.attach = false;
+    else if (a === '--hang-shapes') options.hangShapes = 'only';
+    else if (a === '--no-hang-shapes') options.hangShapes = false;
+    else if (a === '--shape') {
+      const name = argv[++i];
+      if (name === undefined || !HANG_SHAPES.some((shape) => shape.name === name)) throw new Error(`--shape needs one of ${HANG_SHAPES.map((shape) => shape.name).join(', ')}`);
+      options.hangShapes = 'only';
+      (options.shapes ??= []).push(name);
+    }
     else if (a === '--runs') options.runs = number();
     else if (a === '--big-runs') options.bigRuns = number();
     else if (a === '--startup-runs') options.startupRuns = number();
-    else throw new Error(`unknown option ${a} (known: --quick, --profile, --no-attach, --runs N, --big-runs N, --startup-runs N)`);
+    else throw new Error(`unknown option ${a} (known: --quick, --profile, --no-attach, --hang-shapes, --no-hang-shapes, --shape NAME, --runs N, --big-runs N, --startup-runs N)`);
   }
   return options;
 }
@@ -219,6 +235,20 @@ async function attachFigure(): Promise<void> {
   printFigure(label, result.ratio, 2, { sense: 'max', limit: 1.3 }, parts.join(', '));
 }
 
+/** The snapshots figure of issue 14, from test/bench/samples-ratio.ts. */
+async function samplesFigure(): Promise<void> {
+  const label = 'attach --samples 3 / 3 × gdb thread apply all bt (100 threads)';
+  const { measureSamplesRatio } = await import('./samples-ratio.js');
+  progress('samples ratio (starts a 100-thread program, attaches gdb three times) …');
+  const result = await guarded(label, async () => await measureSamplesRatio());
+  if (result === undefined) return;
+  if (result.skipped !== null) {
+    printUnavailable(label, `gdb cannot attach here: ${result.skipped}`, 'SKIP');
+    return;
+  }
+  printFigure(label, result.ratio, 2, { sense: 'max', limit: result.target }, `${ms(result.attachMs)} vs ${ms(result.gdbMs)}, one gdb attached 3 times against 3 gdb runs back to back, median of ${result.runs}`);
+}
+
 // ------------------------------------------------------------------------------------ main
 
 async function main(): Promise<number> {
@@ -236,6 +266,17 @@ async function main(): Promise<number> {
     return 0;
   }
   console.log(`waitgraph benchmark — node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(1)}, ${options.quick ? 'quick' : 'full'} mode, median of ${options.runs} runs (${options.bigRuns} for the largest dump)`);
+  const hangShapes = async (): Promise<void> => {
+    if (options.hangShapes === false) return;
+    await hangShapeFigures({ runCli, printFigure, guarded, progress }, { quick: options.quick, runs: options.runs, ...(options.shapes ? { only: options.shapes } : {}) });
+  };
+  if (options.hangShapes === 'only') {
+    await hangShapes();
+    for (const line of figureLines.sort((a, b) => a.order - b.order)) console.log(line.text);
+    console.log(`load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    for (const e of errors) console.log(`  error: ${e}`);
+    return errors.length > 0 ? 1 : 0;
+  }
 
   const dumps: Record<'small' | 'mid' | 'big', GeneratedDump> = {} as never;
   for (const which of ['small', 'mid', 'big'] as const) {
@@ -516,8 +557,15 @@ async function main(): Promise<number> {
     printUnavailable(fp, 'src/parse/index.ts is not built yet', 'SKIP');
   }
 
-  if (options.attach) await attachFigure();
-  else printUnavailable('attach(100 threads) / gdb thread apply all bt', 'not measured: --no-attach', 'SKIP');
+  await hangShapes();
+
+  if (options.attach) {
+    await attachFigure();
+    await samplesFigure();
+  } else {
+    printUnavailable('attach(100 threads) / gdb thread apply all bt', 'not measured: --no-attach', 'SKIP');
+    printUnavailable('attach --samples 3 / 3 × gdb thread apply all bt (100 threads)', 'not measured: --no-attach', 'SKIP');
+  }
 
   for (const line of figureLines.sort((a, b) => a.order - b.order)) console.log(line.text);
 

@@ -29,6 +29,10 @@ test('plain attach and core lines start gdb early, with the target and the step 
   assert.deepEqual(earlyPlan(['attach', '4242', '--rules', 'a.yaml', '--rules', 'b.yaml', '--format', 'text']), { target: pid(4242), commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['attach', '--rules', 'a.yaml', '4242']), { target: pid(4242), commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['attach', '--rules=a.yaml', '4242', '--disable', 'rust']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  // attach --samples [N] --interval S --owners last|each (snapshots): gdb starts early too.
+  assert.deepEqual(earlyPlan(['attach', '4242', '--samples']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '4242', '--samples', '5', '--interval', '0.5', '--owners', 'each']), { target: pid(4242), commandTimeoutMs: 120_000 });
+  assert.deepEqual(earlyPlan(['attach', '--samples=3', '4242', '--interval=2']), { target: pid(4242), commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['core', 'hung.4242']), { target: { kind: 'core', core: 'hung.4242', exe: null }, commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['core', '--exe', './server', 'hung.4242', '-f', 'json']), { target: { kind: 'core', core: 'hung.4242', exe: './server' }, commandTimeoutMs: 120_000 });
   assert.deepEqual(earlyPlan(['core', 'hung.4242', '--exe=./server', '--timeout', '9']), { target: { kind: 'core', core: 'hung.4242', exe: './server' }, commandTimeoutMs: 9_000 });
@@ -48,6 +52,12 @@ test('anything else is left to the command (no gdb before commander has read arg
     ['attach', '4242', '--format'],
     ['attach', '4242', '--timeout', '0'],
     ['attach', '4242', '--timeout', '1.5'],
+    // commander reads the word after a bare --samples as its number: no pid is left.
+    ['attach', '--samples', '4242'],
+    ['attach', '4242', '--samples', '0'],
+    ['attach', '4242', '--interval', 'soon'],
+    ['attach', '4242', '--owners', 'first'],
+    ['core', 'hung.4242', '--samples', '3'],
     ['attach', '4242', '--timeout', '123456'],
     ['attach', '4242', '--bogus'],
     ['attach', '4242', '--'],

@@ -109,6 +109,9 @@ export const PROGRAMS: readonly ProgramSpec[] = [
 /** Built but not in PROGRAMS: the injection test uses it. */
 export const HOSTILE_NAMES = 'hostile-names';
 
+/** Built but not in PROGRAMS: healthy, alternately stuck and moving (the snapshot determinism test). */
+export const STOP_AND_GO = 'stop-and-go';
+
 /** Built and captured (fixtures/live/wait-zoo*.txt) as the source of rule fixtures; not a deadlock test. */
 export const WAIT_ZOO = 'wait-zoo';
 

@@ -22,6 +22,8 @@ import { checkWritable, writeOutputFile } from '../output-file.js';
 import { addRedactOption, readInputText, redactLevel } from '../redact-option.js';
 import { analyzeText } from '../../analyze/index.js';
 import { redactText } from '../../analyze/redact/index.js';
+import { createAnalyzer, parseDump, parseDumpStream } from '../../analyze/index.js';
+import { givenSnapshots, parseInterval, recogniseSnapshots, type ReadInput, type SeriesReader } from '../snapshot-inputs.js';
 
 interface AnalyzeFlags extends RuleFlags {
   format: Format;
@@ -39,6 +41,10 @@ interface AnalyzeFlags extends RuleFlags {
   sarifRoot?: string;
   /** --limit N: thread numbers listed per group in the text report. */
   limit?: string;
+  /** --snapshots: the dumps are snapshots of one process, in the order taken. */
+  snapshots?: boolean;
+  /** --interval SECONDS: the time between the snapshots. */
+  interval?: string;
 }
 
 /**
@@ -62,6 +68,8 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
     .option('--source <dir>', "read the C/C++ code the frames point at (the checkout the program was built from): the locks each function took before its line are held (repeatable)", (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--limit <n>', 'text: list at most N threads per group (… and 4,800 more); JSON stays complete')
     .option('--sarif-root <dir>', 'SARIF: artifact URIs relative to this folder (default: the current directory); frame paths outside it become logical locations')
+    .option('--snapshots', 'the dumps (several files, or several `thread apply all bt` in one) are snapshots of one process in the order taken: threads that never moved, and a verdict over time')
+    .option('--interval <seconds>', 'with snapshots: the seconds between them (for how long a thread was stuck)')
     .option('--gdb-commands <file>', "also write the report's gdb questions (who holds each lock) as a command file: gdb -p PID -batch -x FILE >> DUMP, then analyse DUMP again");
   addRedactOption(command)
     .action(async (given: string[], flags: AnalyzeFlags) => {
@@ -70,15 +78,22 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       if (flags.limit !== undefined && (!/^\d{1,9}$/.test(flags.limit) || Number(flags.limit) < 1)) throw new UsageError(`--limit takes a number of threads (1 or more), not ${JSON.stringify(flags.limit)}`);
       const inputs = files.length === 0 ? ['-'] : files;
       if (flags.gdbCommands !== undefined) {
-        if (inputs.length > 1) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
+        // Snapshots are one process: the questions are the last snapshot's.
+        if (inputs.length > 1 && flags.snapshots !== true) throw new UsageError('--gdb-commands asks about one process: give one dump (or concatenate the pieces of one: cat a b | waitgraph --gdb-commands FILE)');
         checkWritable(flags.gdbCommands, io.cwd, 'the gdb command file');
       }
       const rules = await rulesFromFlags(flags, io);
       const source = flags.source.length > 0 ? await openSource({ dirs: flags.source, cwd: io.cwd, rules: flags.rules }) : undefined;
-      const results: Array<{ file: string; analysis: Analysis }> = [];
+      const interval = flags.interval !== undefined ? parseInterval(flags.interval) : null;
+      const read: ReadInput[] = [];
+      // The redacted text of each input (with --redact), so a snapshot series can be read again with its frames.
+      const texts: string[] = [];
+      // --snapshots compares every frame: kept from the start (standard input cannot be read twice).
+      const keepAll = flags.snapshots === true;
       for (const file of inputs) {
         // The source reader reads each thread's frames, so they are kept until the analysis is done.
-        const options = source !== undefined ? { rules, keepFrames: true, source } : { rules, keepFrames: needsFrames(flags) };
+        const keepFrames = keepAll || source !== undefined || needsFrames(flags);
+        const options = source !== undefined ? { rules, keepFrames: true, source } : { rules, keepFrames };
         let analysis: Analysis;
         let shown = file;
         if (level === null) analysis = await analyzeStream(readInputChunks(file, io), options);
@@ -87,13 +102,30 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
           const redacted = redactText(await readInputText(file, io), { level, rules });
           if (source !== undefined) await source.prepare();
           analysis = analyzeText(redacted.text, options);
+          texts[read.length] = redacted.text;
           if (file !== '-') shown = redacted.label(file);
         }
         if (analysis.stats.backtraces === 0) {
           throw new InputError(`no gdb backtrace found in ${shown === '-' ? 'standard input' : shown} (expected lines like "#0  0x… in func (…) at file.c:12")`);
         }
-        results.push({ file: shown, analysis });
+        read.push({ shown, analysis, framesKept: keepFrames, path: file === '-' ? '-' : resolve(io.cwd, file) });
       }
+      const session = createAnalyzer(source !== undefined ? { rules, source } : { rules });
+      const reader: SeriesReader = {
+        interval,
+        analyze: (dump) => session.analyze(dump),
+        withFrames: async (i) => {
+          const input = read[i] as ReadInput;
+          if (input.framesKept) return input.analysis.dump;
+          const text = texts[i];
+          if (text !== undefined) return parseDump(text);
+          const file = inputs[i] as string;
+          if (file === '-') return null;
+          return parseDumpStream(readInputChunks(file, io), { keepFrames: true });
+        },
+      };
+      const series = flags.snapshots === true ? [await givenSnapshots(read, reader)] : await recogniseSnapshots(read, reader);
+      const results: Array<{ file: string; analysis: Analysis }> = series.map((r) => ({ file: r.shown, analysis: r.analysis }));
       if (flags.gdbCommands !== undefined) {
         const only = results[0] as (typeof results)[number];
         writeOutputFile(flags.gdbCommands, gdbCommandFile(only.analysis, only.file === '-' ? 'standard input' : only.file), io.cwd, 'the gdb command file');
