@@ -45,7 +45,7 @@ const TWINS: Array<[string, string]> = [
   ['fixtures/parse/shapes/julia-task-backtraces.txt', 'fixtures/dialects/julia-task-backtraces.gdb.txt'],
   ['fixtures/parse/shapes/lldb-bt-all.txt', 'fixtures/dialects/lldb-bt-all.gdb.txt'],
   // The macos pack's rule fixtures, LLDB's `bt all`, and the README's user-pack example.
-  ...['cond.wait', 'dispatch.group-wait', 'dispatch.sync', 'gcd.idle', 'mutex.wait', 'runloop.wait', 'semaphore.wait', 'unfair-lock'].map(
+  ...['cond.wait', 'dispatch.group-wait', 'dispatch.sync', 'fork.prepare-handler', 'gcd.idle', 'mutex.wait', 'runloop.wait', 'semaphore.wait', 'unfair-lock'].map(
     (id): [string, string] => [`src/rules/packs/macos/macos.${id}.txt`, `fixtures/dialects/macos.${id}.gdb.txt`],
   ),
   ['test/rules/examples/lldb-mutex.txt', 'fixtures/dialects/lldb-mutex.gdb.txt'],

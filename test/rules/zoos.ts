@@ -163,6 +163,18 @@ export const ZOOS: readonly Zoo[] = [
       'fork-prepare': { rules: ['glibc.fork.prepare-handler', 'glibc.mutex.wait'], state: 'blocked' },
     },
   },
+  {
+    name: 'py-import-lock-zoo',
+    tool: 'python3',
+    // CPython's import lock: a holder (imp.acquire_lock), a waiter, and os.fork, which takes it first.
+    build: async (dir) => {
+      installScript(dir, 'py-import-lock-zoo.py', 'py-import-lock-zoo');
+    },
+    threads: {
+      'imp-waiter': { rules: ['cpython.import-lock.wait'], state: 'py-import-lock-wait' },
+      'fork-waiter': { rules: ['cpython.import-lock.wait'], state: 'py-import-lock-wait' },
+    },
+  },
 ];
 
 /** Builds a zoo into the live harness's build dir (so the harness starts and kills it like its own programs). */
