@@ -8,9 +8,10 @@
  * every thread of every snapshot shows (separate `gdb -p` runs number threads anew, and a
  * detach/attach in one gdb may too, so the number is the last resort).
  */
+import type { ThreadMotionRecord } from '../../model/analysis.js';
 import type { Backtrace, Dump } from '../../model/dump.js';
 
-export type Motion = 'stuck' | 'moved' | 'new' | 'gone';
+export type Motion = ThreadMotionRecord['motion'];
 export type MatchedBy = 'lwp' | 'ptid' | 'thread number';
 
 /** One thread as one snapshot shows it. */
@@ -24,23 +25,8 @@ export interface SnapshotThread {
   frames: string;
 }
 
-export interface ThreadMotion {
-  motion: Motion;
-  /** The key in the last snapshot that shows it. */
-  key: string;
-  lwp: number | null;
-  name: string | null;
-  /** 1-based snapshot numbers: the first and the last that show it, and how many do. */
-  first: number;
-  last: number;
-  seen: number;
-  /** For `moved`: the first two snapshots (1-based) between which its frames differ. */
-  movedBetween?: [number, number];
-  /** For `stuck`: seconds between the first and the last snapshot that show it, when the times are known. */
-  stuckSeconds?: number;
-  /** For `moved`: the snapshot from which its frames stayed the same to the last one, when that is before the last. */
-  stuckSince?: number;
-}
+/** A thread's motion as the report records it (model/analysis.ts), plus its key in the last snapshot that shows it. */
+export type ThreadMotion = ThreadMotionRecord & { key: string };
 
 export interface SnapshotMotion {
   count: number;
