@@ -9,6 +9,7 @@
  * - otherwise a thread number seen again in the same pass starts the next snapshot, and the cut is
  *   kept only when the pieces look like snapshots of one process (motion.ts looksLikeSnapshots):
  *   a `thread N` + `bt` after `thread apply all bt` repeats one thread, which stays today's merge.
+ *   Headers without frames (the answers of `thread apply N print …`) are not counted.
  */
 import type { Backtrace, Dump } from '../../model/dump.js';
 import { looksLikeSnapshots, snapshotThreads } from './motion.js';
@@ -45,7 +46,10 @@ export function splitDump(dump: Dump): SplitDump | null {
   let current = new Set<string>();
   let previous: Backtrace | null = null;
   for (const bt of dump.backtraces) {
-    if (bt.thread !== null && bt.source === undefined && bt.task === undefined) {
+    // A lone header is not a backtrace: `thread apply 2 print *m` prints the thread's header above
+    // its answer, and the owner loop appends such answers to the dump. (Frames may have been
+    // dropped, keepFrames false; the lines they took remain.)
+    if (bt.thread !== null && bt.source === undefined && bt.task === undefined && (bt.frames.length > 0 || bt.endLine > bt.startLine)) {
       if (current.has(bt.thread.gdbId) && previous !== null) {
         cuts.push(previous.endLine + 1);
         current = new Set();

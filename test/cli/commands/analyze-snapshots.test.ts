@@ -141,3 +141,17 @@ test('recognised snapshots too big to hold with every frame are read as before, 
   assert.equal(big?.analysis.snapshots, undefined);
   assert.ok(big?.analysis.notes.some((n) => /read as before, not compared .*add --snapshots to compare them anyway/.test(n)));
 });
+
+test('the owner loop\'s answers appended to a dump are not a second snapshot: `thread apply N print` headers carry no frames', () => {
+  // What `gdb -batch -x cmds.gdb >> dump.txt` appends when libc has no debug info: each answer
+  // under the header of the thread it was printed in (LWPs of fixtures/live/abba.nodebug.txt).
+  const answer = (n: number, lwp: number, name: string, owner: number, v: number) =>
+    `(gdb) thread apply ${n} print *(pthread_mutex_t *) $rdi\n\nThread ${n} (Thread 0x7f24${n}1f276c0 (LWP ${lwp}) "${name}"):\n` +
+    `$${v} = {__data = {__lock = 2, __count = 0, __owner = ${owner}, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002", '\\000' <repeats 38 times>, __align = 2}\n`;
+  const text = `${readFileSync(join(FIXTURES, 'live', 'abba.nodebug.txt'), 'utf8')}${answer(2, 20594, 'abba-ab', 20595, 1)}${answer(3, 20595, 'abba-ba', 20594, 2)}[Inferior 1 (process 20593) detached]\n`;
+  const r = runWaitgraph(['-', '--format', 'json'], { input: text });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.snapshots, undefined, 'one snapshot');
+  assert.deepEqual(report.deadlocks.map((d: { threads: number[]; evidence: string }) => [[...d.threads].sort(), d.evidence]), [[[2, 3], 'proven']]);
+});
