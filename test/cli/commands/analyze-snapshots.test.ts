@@ -145,11 +145,19 @@ test('recognised snapshots too big to hold with every frame are read as before, 
 test('the owner loop\'s answers appended to a dump are not a second snapshot: `thread apply N print` headers carry no frames', () => {
   // What `gdb -batch -x cmds.gdb >> dump.txt` appends when libc has no debug info: each answer
   // under the header of the thread it was printed in (LWPs of fixtures/live/abba.nodebug.txt).
-  const answer = (n: number, lwp: number, name: string, owner: number, v: number) =>
-    `(gdb) thread apply ${n} print *(pthread_mutex_t *) $rdi\n\nThread ${n} (Thread 0x7f24${n}1f276c0 (LWP ${lwp}) "${name}"):\n` +
+  const answer = (n: number, pthread: string, lwp: number, name: string, owner: number, v: number) =>
+    `(gdb) thread apply ${n} print *(pthread_mutex_t *) $rdi\n\nThread ${n} (Thread ${pthread} (LWP ${lwp}) "${name}"):\n` +
     `$${v} = {__data = {__lock = 2, __count = 0, __owner = ${owner}, __nusers = 1, __kind = 0, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002", '\\000' <repeats 38 times>, __align = 2}\n`;
-  const text = `${readFileSync(join(FIXTURES, 'live', 'abba.nodebug.txt'), 'utf8')}${answer(2, 20594, 'abba-ab', 20595, 1)}${answer(3, 20595, 'abba-ba', 20594, 2)}[Inferior 1 (process 20593) detached]\n`;
-  const r = runWaitgraph(['-', '--format', 'json'], { input: text });
+  const dump = readFileSync(join(FIXTURES, 'live', 'abba.nodebug.txt'), 'utf8');
+  // The second gdb's own lines come first: its attach messages and the stopped thread's frame.
+  const attached = dump.split('\n').slice(0, 5).join('\n');
+  const text = `${dump}${attached}\n${answer(2, '0x7f2411f276c0', 20594, 'abba-ab', 20595, 1)}${answer(3, '0x7f24117266c0', 20595, 'abba-ba', 20594, 2)}[Inferior 1 (process 20593) detached]\n`;
+  // A file, not stdin: only a file is cut into snapshots without --snapshots.
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-answers-'));
+  const file = join(dir, 'abba-answered.txt');
+  writeFileSync(file, text);
+  const r = runWaitgraph([file, '--format', 'json']);
+  rmSync(dir, { recursive: true, force: true });
   assert.equal(r.code, 1, r.stdout + r.stderr);
   const report = JSON.parse(r.stdout);
   assert.equal(report.snapshots, undefined, 'one snapshot');
