@@ -111,10 +111,11 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   if (stuck.size === 0) return settle(input, { ...none, verdict: 'ok', reasons: [okReason(input, progress.roots, needs)] }, name);
 
   // Who could hold what the stuck threads wait for (candidates.ts).
+  const stepWait = stepWaitLookup(input.waits);
   const candidates = findCandidateCycles({
     stuck: progress.stuck.map((key) => ({ key, needs: needs.get(key) ?? [] })),
     waitersOf: waitersOf(input.waits),
-    waitOf: stepWaitLookup(input.waits),
+    waitOf: stepWait,
     name,
   });
 
@@ -187,7 +188,6 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
     }, name);
   }
   const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
-  const stepWait = stepWaitLookup(input.waits);
   const setOf = listSets();
   const couldHold = (waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>): string => possibleHolders(waiter, need, stepWait(waiter, need.resource), input.threads, setOf);
   const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? [], (need) => couldHold(key, need)) }));
@@ -242,9 +242,13 @@ function waitersOf(waits: WaitInfo[]): Map<string, Set<ThreadKey>> {
 }
 
 function stepWaitLookup(waits: WaitInfo[]): (waiter: ThreadKey, resource: string) => StepWait | undefined {
-  const byKey = new Map<string, StepWait>();
+  // By resource, then waiter: no key string made per wait (a few resources, many waiters).
+  const byResource = new Map<string, Map<ThreadKey, StepWait>>();
   for (const w of waits) {
-    const k = `${nodeKey(w.edge.from)}\u0000${nodeKey(w.edge.to)}`;
+    const resource = nodeKey(w.edge.to);
+    let byKey = byResource.get(resource);
+    if (byKey === undefined) byResource.set(resource, (byKey = new Map()));
+    const k = nodeKey(w.edge.from);
     const known = byKey.get(k);
     // Two rules describing one wait: the waiter is ruled out if either says so.
     if (known) {
@@ -255,7 +259,7 @@ function stepWaitLookup(waits: WaitInfo[]): (waiter: ThreadKey, resource: string
       continue;
     }
     byKey.set(k, {
-      resource: nodeKey(w.edge.to),
+      resource,
       description: w.edge.description,
       ownerQuery: w.ownerQuery,
       label: w.label,
@@ -265,7 +269,7 @@ function stepWaitLookup(waits: WaitInfo[]): (waiter: ThreadKey, resource: string
       siteLevel: w.edge.site?.level ?? null,
     });
   }
-  return (waiter, resource) => byKey.get(`${waiter}\u0000${resource}`);
+  return (waiter, resource) => byResource.get(resource)?.get(waiter);
 }
 
 /** The hold edge a forced candidate step stands for. */

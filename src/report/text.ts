@@ -233,15 +233,19 @@ function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>
   }
   // Threads that wait the same way at the same place are one entry: 412 waiters of one mutex are
   // one line, not 412 (the report stays linear in the dump, and readable).
+  // A reason that names its own thread ("or thread 7 itself: the lock is not recursive") folds
+  // with the others as "the waiter itself": 86,000 waiters of one mutex are one entry too.
   const entries = analysis.hung.map((key) => {
     const t = threads.get(key);
     const mine = reasons.get(key) ?? [];
     const texts = mine.length > 0 ? mine : [t?.stateText ?? 'waits'];
+    const self = `${/^bt@\d+$/.test(key) ? `the backtrace at line ${key.slice(3)}` : `thread ${key}`} itself`;
+    const alike = texts.map((r) => r.split(self).join('the waiter itself'));
     const site = t?.acquireSite ? siteText(t.acquireSite) : null;
-    return { key, id: JSON.stringify([texts, site]), texts, site };
+    return { key, id: JSON.stringify([alike, site]), texts, alike, site };
   });
-  for (const { who, entry } of alikeEntries(entries, threads, layout)) {
-    for (const r of entry.texts) out.push(...wrap(`${who} ${r}`, '  ', '      '));
+  for (const { who, entry, folded } of alikeEntries(entries, threads, layout)) {
+    for (const r of folded ? entry.alike : entry.texts) out.push(...wrap(`${who} ${r}`, '  ', '      '));
     if (entry.site !== null) out.push(`      at ${entry.site}`);
   }
   const behind = (analysis.hangBlockedBehind ?? []).map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
@@ -303,18 +307,18 @@ export function limitedList(keys: readonly string[], limit: number | null): stri
  * Entries in report order, those with the same `id` from GROUP_FROM on folded into their first
  * member's place: `who` is `412 threads (2, 3, 4, …) each` for a fold, the thread's name otherwise.
  */
-function alikeEntries<E extends { key: ThreadKey; id: string }>(entries: readonly E[], threads: Map<ThreadKey, ThreadAnalysis>, layout: Layout): Array<{ who: string; entry: E }> {
+function alikeEntries<E extends { key: ThreadKey; id: string }>(entries: readonly E[], threads: Map<ThreadKey, ThreadAnalysis>, layout: Layout): Array<{ who: string; entry: E; folded: boolean }> {
   const members = new Map<string, ThreadKey[]>();
   for (const { key, id } of entries) {
     const list = members.get(id);
     if (list) list.push(key);
     else members.set(id, [key]);
   }
-  const out: Array<{ who: string; entry: E }> = [];
+  const out: Array<{ who: string; entry: E; folded: boolean }> = [];
   for (const entry of entries) {
     const group = members.get(entry.id) as ThreadKey[];
-    if (group.length < GROUP_FROM) out.push({ who: name(threads.get(entry.key), entry.key), entry });
-    else if (group[0] === entry.key) out.push({ who: `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each`, entry });
+    if (group.length < GROUP_FROM) out.push({ who: name(threads.get(entry.key), entry.key), entry, folded: false });
+    else if (group[0] === entry.key) out.push({ who: `${group.length.toLocaleString('en-US')} threads (${limitedList(group.map(String), layout.limit)}) each`, entry, folded: true });
   }
   return out;
 }

@@ -8,9 +8,12 @@
  * argument lists, `at FILE:LINE`), about 3 KB a thread as in generate-dump.ts, so 100,000 threads
  * are ~300 MB and the per-thread cost is a realistic stack, not a three-frame toy.
  */
-import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { captureCopies } from '../helpers/repeat-capture.js';
+
+const WAIT_ZOO = fileURLToPath(new URL('../../../fixtures/live/wait-zoo.txt', import.meta.url));
 
 export type HangShapeName = 'one-lock' | 'all-of' | 'joins' | 'zoo';
 
@@ -136,34 +139,6 @@ function joinThread(n: number, threads: number): string {
   );
 }
 
-/**
- * The real capture repeated: its threads with gdb numbers, LWPs and pthread_t values (hex in the
- * header, decimal in `threadid=`, the join futex word) shifted per copy, so copy k's main thread
- * joins copy k's producer; lock addresses stay, so every copy's waiters share the locks.
- */
-function zooCopies(): (copy: number) => string[] {
-  const text = readFileSync(new URL('../../../fixtures/live/wait-zoo.txt', import.meta.url), 'utf8');
-  const start = text.indexOf('\nThread ');
-  const end = text.indexOf('\n[Inferior');
-  const body = text.slice(start + 1, end === -1 ? undefined : end + 1);
-  const threads = body.split(/\n(?=Thread \d+ \()/).map((t) => (t.endsWith('\n') ? t : `${t}\n`));
-  const count = threads.length;
-  const STRIDE = 0x10000000n;
-  return (copy) =>
-    threads.map((t) => {
-      const shift = BigInt(copy) * STRIDE;
-      return (
-        t
-          .replace(/^Thread (\d+) \(Thread 0x([0-9a-f]+) \(LWP (\d+)\)/, (_m, num: string, p: string, lwp: string) => `Thread ${Number(num) + copy * count} (Thread 0x${(BigInt(`0x${p}`) + shift).toString(16)} (LWP ${Number(lwp) + copy * 100})`)
-          .replace(/threadid=(\d+)/g, (_m, d: string) => `threadid=${BigInt(d) + shift}`)
-          .replace(/(expected=)(2\d{4})\b/g, (_m, k: string, lwp: string) => `${k}${Number(lwp) + copy * 100}`)
-          .replace(/futex_word=(futex_word@entry=)?0x(7f[0-9a-f]+)/g, (_m, e: string | undefined, a: string) => `futex_word=${e ?? ''}0x${(BigInt(`0x${a}`) + shift).toString(16)}`)
-          // a blank line between threads, as gdb prints them
-          .replace(/\n*$/, '\n\n')
-      );
-    });
-}
-
 export const HANG_SHAPES: HangShape[] = [
   {
     name: 'one-lock',
@@ -202,8 +177,7 @@ export const HANG_SHAPES: HangShape[] = [
     name: 'zoo',
     label: 'wait-zoo repeated',
     *pieces(threads) {
-      const copy = zooCopies();
-      const per = 11;
+      const { threads: per, copy } = captureCopies(WAIT_ZOO);
       for (let c = 0; c * per < threads; c++) yield copy(c).slice(0, threads - c * per).join('');
     },
   },

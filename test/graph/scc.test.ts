@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DirectedGraph } from 'graphology';
 import { stronglyConnectedComponents as library } from 'graphology-components';
-import { stronglyConnectedComponents } from '../../src/graph/scc.js';
-import { findCycleComponents } from '../../src/graph/index.js';
+import { componentsOfEdges, stronglyConnectedComponents } from '../../src/graph/scc.js';
+import { buildWaitGraph, findCycleComponents } from '../../src/graph/index.js';
 import type { Edge } from '../../src/model/analysis.js';
 
 function graphOf(nodes: number, edges: Array<[number, number]>): DirectedGraph {
@@ -25,6 +25,18 @@ test('same components, in the same order, as graphology-components on random gra
       assert.deepEqual(stronglyConnectedComponents(g), library(g));
     }),
     { numRuns: 500, seed: 7 },
+  );
+});
+
+test('the array version gives the components of the wait graph buildWaitGraph makes, in the same order (self-loops, parallel edges, both node kinds)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.nat(25), fc.nat(25)), { maxLength: 120 }), (pairs) => {
+      // Even numbers are threads, odd ones resources, as the analysis names them.
+      const name = (i: number): string => (i % 2 === 0 ? `thread:${i}` : `res:mutex:0x${i.toString(16)}`);
+      const edges: Edge[] = pairs.map(([a, b]) => ({ kind: 'waits', from: name(a), to: name(b), evidence: 'inferred', ruleId: 'test', site: null, description: '' }));
+      assert.deepEqual(componentsOfEdges(edges), stronglyConnectedComponents(buildWaitGraph(edges)));
+    }),
+    { numRuns: 500, seed: 11 },
   );
 });
 

@@ -16,6 +16,11 @@ export interface Shape {
   build(n: number): string;
 }
 
+import { fileURLToPath } from 'node:url';
+import { repeatCapture } from '../helpers/repeat-capture.js';
+
+const WAIT_ZOO = fileURLToPath(new URL('../../../fixtures/live/wait-zoo.txt', import.meta.url));
+
 const frame = (level: number, body: string): string => `#${level}  0x00007ffff7e2a117 in ${body}`;
 
 export const SHAPES: Shape[] = [
@@ -46,6 +51,15 @@ export const SHAPES: Shape[] = [
         const ptid = (k: number): bigint => 0x7f0000000000n + BigInt(k + 1) * 0x1000n;
         return `Thread ${i + 1} (Thread 0x${ptid(i).toString(16)} (LWP ${i + 100}) "w"):\n${frame(0, `__pthread_clockjoin_ex (threadid=${ptid((i + 1) % n)}, thread_return=0x0, clockid=0, abstime=0x0, block=true) at pthread_join_common.c:105`)}\n${frame(1, 'worker (arg=0x0) at ring.c:9')}\n`;
       }).join(''),
+  },
+  {
+    // A real 11-thread capture (a pause() thread, std::future, call_once and rwlock waiters, a join)
+    // repeated with renumbered threads: every copy's future waiters may be fulfilled by any copy's
+    // thread bodies, and the possible holders were read once per waiter — quadratic (issue 15:
+    // 40,000 threads took 16 s and 2.3 GB).
+    name: 'the wait-zoo capture repeated (1,100 threads small, 11,000 large)',
+    base: 1_100,
+    build: (n) => repeatCapture(WAIT_ZOO, n),
   },
   // The dialects (src/parse/lldb.ts, julia.ts). LLDB's location and flags were lazy or repeated
   // regexes retried from every ` at ` / ` [opt]`: quadratic on these lines before they were scans.
