@@ -9,7 +9,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { setFlagsFromString } from 'node:v8';
 import type { CliIO } from './io.js';
 import { OutputError } from '../errors.js';
 
@@ -19,12 +18,6 @@ import { OutputError } from '../errors.js';
  * has no top-level await. `done` settles when the command has finished.
  */
 async function main(): Promise<void> {
-  // V8 lets a big heap grow up to 4x what the last full collection kept before it collects again:
-  // a 300 MB dump whose analysis keeps ~200 MB peaked at 750 MiB-1.1 GiB, mostly garbage not yet
-  // collected. 1.5x keeps the peak near what is live (580 MiB there) for ~10-15% more CPU on such
-  // a dump, and nothing measurable on small ones (their heap never grows far). Read by V8 at each
-  // full collection, so setting it here, before the input is read, takes effect.
-  setFlagsFromString('--heap-growing-percent=50');
   const argv = process.argv.slice(2);
   // Only an attach or core line loads the gdb driver here (others would pay ~10 ms for nothing).
   const early = argv[0] === 'attach' || argv[0] === 'core' ? await import('../live/early.js') : null;

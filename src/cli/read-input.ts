@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { CliIO } from './io.js';
 import { InputError, UsageError } from '../errors.js';
+import { BIG_INPUT_BYTES, growHeapSlowly } from './heap-growth.js';
 
 /** How many leading bytes the binary check looks at. */
 export const SNIFF_BYTES = 8192;
@@ -137,10 +138,15 @@ async function* decodeChecked(source: AsyncIterable<string | Buffer | Uint8Array
   let headBytes = 0;
   let checked = false;
   let total = 0;
+  let big = false;
   try {
     for await (const raw of source) {
       const bytes = toBytes(raw);
       total += bytes.length;
+      if (!big && total >= BIG_INPUT_BYTES) {
+        big = true;
+        growHeapSlowly();
+      }
       if (!checked) {
         // A copy: a file's reader reuses its buffer for the next piece.
         head.push(Buffer.from(bytes));
