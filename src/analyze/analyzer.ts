@@ -330,6 +330,13 @@ function finishAnalysis(
       if (w && !w.analysis.waitsFor.includes(target)) w.analysis.waitsFor.push(target);
     }
   }
+  // Room for their items only (a list pushed from empty keeps room for 17): they live as long as
+  // the analysis, one pair a thread.
+  for (const w of works) {
+    const a = w.analysis;
+    if (a.holds.length > 0) a.holds = a.holds.slice();
+    if (a.waitsFor.length > 0) a.waitsFor = a.waitsFor.slice();
+  }
 
   const threads = works.map((w) => w.analysis).sort((a, b) => compareThreadKeys(a.key, b.key));
   // Read for the threads of cycles alone: looked up through byKey, not copied into a map per thread.
@@ -514,22 +521,20 @@ function waitInfo(
   resource: string,
   captures: Record<string, ParsedArgValue>,
 ): WaitInfo {
-  const base = {
-    edge,
-    lockLike: w.lockLike ?? true,
-    label: w.label ?? null,
-    captures,
-    waiterMayHold: w.waiterMayHold ?? true,
-    shared: w.shared ?? false,
-    namedHolder: w.namedHolder ?? false,
-    holderShows: w.holderShows ?? false,
-  };
+  // One literal per branch, not a spread of a shared base: V8 gave each spread copy its own hidden
+  // class and descriptor array (~300 bytes a wait on 100,000 waiters; issue 15). Same key order.
+  const lockLike = w.lockLike ?? true;
+  const label = w.label ?? null;
+  const waiterMayHold = w.waiterMayHold ?? true;
+  const shared = w.shared ?? false;
+  const namedHolder = w.namedHolder ?? false;
+  const holderShows = w.holderShows ?? false;
   if (w.owner) {
     const asked = ownerCommandFor(resource, w.owner);
-    return { ...base, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
+    return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
   }
   const query = w.ownerQuery ? templates.expand(w.ownerQuery, captures) : null;
-  return { ...base, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null };
+  return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null };
 }
 
 /** One string for equal strings, for this analysis only (no state outlives it). */

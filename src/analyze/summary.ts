@@ -399,7 +399,8 @@ export class Summarizer {
         if (alt.pendingProcess.length === 0) break;
       }
     }
-    return captures;
+    // Room for these only, not the 17 a pushed array keeps: one list a thread outlives this stage.
+    return captures === null ? null : captures.slice();
   }
 
   /** Captured argument values, detached from the input text (they live as long as the analysis). */
