@@ -75,7 +75,8 @@ export interface VerdictDecision {
 }
 
 /** How a thread's wait for a resource whose owner is gone is described. */
-type Gone = { owner: string; why: string };
+/** `unseen`: the owner may be a thread the dump does not show (nothing says it is gone). */
+type Gone = { owner: string; why: string; unseen?: true };
 
 export function decideVerdict(input: VerdictInput): VerdictDecision {
   const threads = new Map<ThreadKey, ThreadAnalysis>();
@@ -144,11 +145,13 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
 
   // 2a. An owner that is gone.
   const goneWaits: Array<{ thread: ThreadKey; text: string }> = [];
+  let unseen = false;
   for (const w of input.waits) {
     const key = nodeKey(w.edge.from);
     const g = gone.get(w.edge.to);
     if (g === undefined || !stuck.has(key) || w.edge.timed) continue;
     goneWaits.push({ thread: key, text: `${w.edge.description}; its owner, ${g.owner}, ${g.why}` });
+    if (g.unseen === true) unseen = true;
   }
   if (goneWaits.length > 0) {
     goneWaits.sort((a, b) => compareThreadKeys(a.thread, b.thread));
@@ -156,7 +159,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
     return {
       ...none,
       verdict: 'hang',
-      reasons: goneWaits.map((g) => ({ kind: 'owner-gone', text: `${name(g.thread)} ${g.text}, so it is never released.`, threads: [g.thread] })),
+      reasons: goneWaits.map((g) => ({ kind: 'owner-gone', text: `${name(g.thread)} ${g.text}, so it is never released.`, threads: [g.thread], ...(unseen ? { ownerUnseen: true as const } : {}) })),
       hung,
       hangBlockedBehind: without(progress.stuck, hung),
       hangReasons: goneWaits,
@@ -504,7 +507,7 @@ function describeGone(a: AbsentOwner, shape: ProcessShape): Gone {
   }
   if (status?.exists === false) return { owner, why: 'is no longer a thread of any process (/proc has no such thread): it exited while holding it' };
   if (shape.whole) return { owner, why: 'is not a thread of the process (the dump shows every thread): it exited while holding it' };
-  return { owner, why: 'is not among the threads of the dump: it exited while holding it, or the dump does not show every thread' };
+  return { owner, why: 'is not among the threads of the dump: it exited while holding it, or the dump does not show every thread', unseen: true };
 }
 
 /** `keys` minus `drop`, in thread order (a Set: hangs of 30,000 threads). */

@@ -168,6 +168,11 @@ export interface VerdictReason {
   text: string;
   /** The threads the finding is about, in thread order. */
   threads: ThreadKey[];
+  /**
+   * `owner-gone` only: some owner is merely not among the threads the dump shows (it does not show
+   * every thread, and nothing says the owner exited), so a headline must not say it left the process.
+   */
+  ownerUnseen?: true;
 }
 
 /**

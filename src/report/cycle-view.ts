@@ -209,7 +209,10 @@ export function verdictLine(analysis: Analysis): string {
       const who = analysis.hung.length > HEADLINE_THREADS ? threadCount(analysis, analysis.hung) : `${one ? 'thread' : 'threads'} ${threadList(analysis.hung)}`;
       switch (analysis.verdictReasons?.[0]?.kind) {
         case 'owner-gone':
-          return `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is not in the process`;
+          // A dump that does not show every thread cannot say the owner left the process.
+          return analysis.verdictReasons?.[0]?.ownerUnseen === true
+            ? `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is not among the threads the dump shows`
+            : `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is not in the process`;
         case 'all-blocked':
           return `Hang: every thread is blocked with no time limit; ${who} ${one ? 'waits' : 'wait'} for what no thread left can release`;
         case 'no-releaser':

@@ -7,6 +7,7 @@ import { analyze, openOwnerQueries } from '../../src/analyze/index.js';
 import { loadRules } from '../../src/rules/index.js';
 import type { OwnerFact } from '../../src/model/analysis.js';
 import { dumpOf, f, mutexWaiter, thread } from './build-dump.js';
+import { verdictLine } from '../../src/report/cycle-view.js';
 
 // A self-contained mutex rule, so these tests do not depend on the glibc pack's wording.
 const dir = mkdtempSync(join(tmpdir(), 'waitgraph-facts-'));
@@ -102,6 +103,10 @@ test('an owner that is not a thread of the dump makes a hang that says so; its L
     process: { pid: 1001, whole: true, ownerStatus: new Map([[4242, { exists: false }]]) },
   });
   assert.match(live.verdictReasons[0]?.text ?? '', /\/proc has no such thread\): it exited while holding it/);
+  // The headline says only what the dump supports: an owner it merely does not show may still be
+  // in the process (a paste of some threads); one /proc says is gone left it.
+  assert.equal(verdictLine(a), 'Hang: thread 1 waits for a lock whose owner is not among the threads the dump shows');
+  assert.equal(verdictLine(live), 'Hang: thread 1 waits for a lock whose owner is not in the process');
 });
 
 test('a headerless backtrace matching two threads is not merged, and says so', () => {
