@@ -159,7 +159,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
     return {
       ...none,
       verdict: 'hang',
-      reasons: goneWaits.map((g) => ({ kind: 'owner-gone', text: `${name(g.thread)} ${g.text}, so it is never released.`, threads: [g.thread], ...(unseen ? { ownerUnseen: true as const } : {}) })),
+      reasons: goneWaits.map((g) => ({ kind: 'owner-gone', text: `${name(g.thread)} ${g.text}, so it is never released.`, threads: [g.thread], ...(unseen ? { notWhole: true as const } : {}) })),
       hung,
       hangBlockedBehind: without(progress.stuck, hung),
       hangReasons: goneWaits,
@@ -207,7 +207,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   return {
     ...none,
     verdict: 'hang',
-    reasons: [{ kind: all ? 'all-blocked' : 'no-releaser', text, threads: hung }],
+    reasons: [{ kind: all ? 'all-blocked' : 'no-releaser', text, threads: hung, ...(input.shape.whole ? {} : { notWhole: true as const }) }],
     hung,
     hangBlockedBehind: without(progress.stuck, hung),
     hangReasons,

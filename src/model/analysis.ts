@@ -169,10 +169,11 @@ export interface VerdictReason {
   /** The threads the finding is about, in thread order. */
   threads: ThreadKey[];
   /**
-   * `owner-gone` only: some owner is merely not among the threads the dump shows (it does not show
-   * every thread, and nothing says the owner exited), so a headline must not say it left the process.
+   * The dump does not show every thread of the process, and the finding depends on the threads it
+   * does not show (`all-blocked`, `no-releaser`: they may run; `owner-gone`: the owner may be one of
+   * them, nothing says it exited). A headline must then speak of the threads shown only.
    */
-  ownerUnseen?: true;
+  notWhole?: true;
 }
 
 /**

@@ -206,17 +206,19 @@ export function verdictLine(analysis: Analysis): string {
     }
     case 'hang': {
       const one = analysis.hung.length === 1;
-      const who = analysis.hung.length > HEADLINE_THREADS ? threadCount(analysis, analysis.hung) : `${one ? 'thread' : 'threads'} ${threadList(analysis.hung)}`;
+      const who = analysis.hung.length > HEADLINE_THREADS ? threadCount(analysis, analysis.hung) : headlineThreads(analysis.hung);
+      // A dump that does not show every thread speaks for the threads it shows only: the others
+      // may run, and a lock's owner it does not show may still be in the process.
+      const notWhole = analysis.verdictReasons?.[0]?.notWhole === true;
       switch (analysis.verdictReasons?.[0]?.kind) {
         case 'owner-gone':
-          // A dump that does not show every thread cannot say the owner left the process.
-          return analysis.verdictReasons?.[0]?.ownerUnseen === true
+          return notWhole
             ? `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is not among the threads the dump shows`
             : `Hang: ${who} ${one ? 'waits' : 'wait'} for a lock whose owner is not in the process`;
         case 'all-blocked':
-          return `Hang: every thread is blocked with no time limit; ${who} ${one ? 'waits' : 'wait'} for what no thread left can release`;
+          return `Hang: ${notWhole ? 'every thread the dump shows' : 'every thread'} is blocked with no time limit; ${who} ${one ? 'waits' : 'wait'} for what no thread ${notWhole ? 'shown' : 'left'} can release`;
         case 'no-releaser':
-          return `Hang: ${who} ${one ? 'waits' : 'wait'} with no time limit for what only threads blocked for good could release`;
+          return `Hang: ${who} ${one ? 'waits' : 'wait'} with no time limit for what only threads blocked for good could release${notWhole ? ' (of the threads the dump shows)' : ''}`;
         default:
           return `Hang: ${who} ${one ? 'waits' : 'wait'} with no time limit on something that is not released`;
       }
@@ -226,6 +228,13 @@ export function verdictLine(analysis: Analysis): string {
     case 'ok':
       return `No deadlock or hang found among ${analysis.stats.threads} ${analysis.stats.threads === 1 ? 'thread' : 'threads'}`;
   }
+}
+
+/** `thread 5`, `threads 1, 6`; a backtrace without a thread header by its line: `the backtrace at line 3`. */
+function headlineThreads(keys: readonly ThreadKey[]): string {
+  if (keys.every((key) => /^\d+$/.test(key))) return `${keys.length === 1 ? 'thread' : 'threads'} ${threadList(keys)}`;
+  const titles = keys.map((key) => (/^bt@/.test(key) ? `the ${threadTitle(key)}` : threadTitle(key)));
+  return titles.length === 1 ? (titles[0] as string) : `${titles.slice(0, -1).join(', ')} and ${titles[titles.length - 1]}`;
 }
 
 export function capitalise(text: string): string {

@@ -134,3 +134,14 @@ test('a holder given as a pthread_t, in hex or in decimal, maps to the thread wi
     assert.deepEqual(a.deadlocks[0]?.threads, ['1', '2']);
   }
 });
+
+test('a dump that does not show every thread: the hang headline speaks of the threads it shows, and names a headerless backtrace by its line', () => {
+  const part = analyze(dumpOf([mutexWaiter(5, `${A} <lock_a>`)]), { rules });
+  assert.equal(part.verdictReasons[0]?.notWhole, true);
+  assert.equal(verdictLine(part), 'Hang: every thread the dump shows is blocked with no time limit; thread 5 waits for what no thread shown can release');
+  const headerless = analyze(dumpOf([mutexWaiter(null, `${A} <lock_a>`)]), { rules });
+  assert.match(verdictLine(headerless), /^Hang: every thread the dump shows is blocked with no time limit; the backtrace at line \d+ waits for what no thread shown can release$/);
+  const whole = analyze(dumpOf([mutexWaiter(1, `${A} <lock_a>`), mutexWaiter(2, `${A} <lock_a>`)]), { rules });
+  assert.equal(whole.verdictReasons[0]?.notWhole, undefined);
+  assert.equal(verdictLine(whole), 'Hang: every thread is blocked with no time limit; threads 1, 2 wait for what no thread left can release');
+});
