@@ -27,7 +27,7 @@ test('the newcomer pack turns the LLDB dump from ok into a hang (built-in macos 
   assert.match(without.stdout, /^No deadlock or hang found/);
   const withPack = runWaitgraph(['--disable', 'macos', '--rules', PACK, DUMP]);
   assert.equal(withPack.code, 1, withPack.stdout + withPack.stderr);
-  assert.match(withPack.stdout, /^Hang: every thread is blocked with no time limit; thread 1 waits/);
+  assert.match(withPack.stdout, /^Hang: every thread the dump shows is blocked with no time limit; thread 1 waits/);
   assert.match(withPack.stdout, /mymac-mutex:unknown/);
 });
 
