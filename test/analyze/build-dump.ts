@@ -73,7 +73,8 @@ export function dumpOf(backtraces: Backtrace[], ownerHints: Dump['ownerHints'] =
 }
 
 /** A thread blocked in pthread_mutex_lock on `addr`, called from `caller`. */
-export function mutexWaiter(id: number, addr: string, caller = 'worker'): Backtrace {
+/** A thread (or, with a null id, a backtrace without a thread header) blocked in pthread_mutex_lock on `addr`. */
+export function mutexWaiter(id: number | null, addr: string, caller = 'worker'): Backtrace {
   return thread(id, [
     f('__lll_lock_wait', { args: { futex: addr } }),
     f('___pthread_mutex_lock', { args: { mutex: addr } }),
