@@ -112,6 +112,13 @@ export const HOSTILE_NAMES = 'hostile-names';
 /** Built but not in PROGRAMS: healthy, alternately stuck and moving (the snapshot determinism test). */
 export const STOP_AND_GO = 'stop-and-go';
 
+/**
+ * Built but not in PROGRAMS: healthy, its threads wait on process-shared objects a helper process
+ * holds and signals. Only libc's debug info shows that (the futex's private=128), so its text
+ * without it is no `healthy` case (shared-waits.test.ts).
+ */
+export const SHARED_WAITS = 'healthy-shared-waits';
+
 /** Built and captured (fixtures/live/wait-zoo*.txt) as the source of rule fixtures; not a deadlock test. */
 export const WAIT_ZOO = 'wait-zoo';
 
