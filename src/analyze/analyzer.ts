@@ -440,11 +440,13 @@ function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[]): 
   for (let k = 0; k < g.merged.length && !blocked; k++) blocked = (g.merged[k] as BacktraceSummary).blocked;
   let timed = false;
   let outside = false;
+  let signalWake = false;
   let spins = false;
   for (let k = 0; k < fired.length; k++) {
     const effect = (fired[k] as FiredRule).rule.effect;
     if (effect.timed === true) timed = true;
     if (effect.outside === true) outside = true;
+    if (effect.signalWake === true) signalWake = true;
     // A rule that says the thread waits makes it blocked even outside the wait primitives: a spin
     // wait (the Julia GC initiator in jl_gc_wait_for_the_world, a spin lock) does not go on.
     if (effect.waits !== undefined && effect.timed !== true) spins = true;
@@ -489,8 +491,8 @@ function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[]): 
   // Two literals rather than a spread of an optional field: the same key order, without a
   // generic property copy for each of 100,000 threads.
   const analysis: ThreadAnalysis = stateRule
-    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, truncated }
-    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, truncated };
+    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, signalWake, truncated }
+    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, signalWake, truncated };
   return { key: g.key, primary, merged: g.merged, fired, stateRule, analysis, blocked, timed };
 }
 

@@ -190,6 +190,27 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
       ],
     }, name);
   }
+  // Every stuck thread only waits to be woken, and one of them on a semaphore a signal handler may
+  // post (sem_post is async-signal-safe): a daemon's main thread in sem_wait for SIGTERM over idle
+  // workers is idle, not hung. A lost wake-up looks the same, so the reason says both.
+  const signalled = stuckThreads.filter((t) => t.signalWake === true).map((t) => t.key);
+  if (signalled.length > 0 && stuckThreads.every((t) => (needs.get(t.key) ?? []).every((n) => n.kind === 'any'))) {
+    const one = signalled.length === 1;
+    return settle(input, {
+      ...none,
+      verdict: 'ok',
+      reasons: [
+        {
+          kind: 'signal-wake',
+          text:
+            `${all ? 'Every thread only waits' : stuckThreads.length === 1 ? `${capitalise(listThreads([stuckThreads[0]!.key]))} only waits` : `${stuckThreads.length} threads only wait`} to be woken (condition variables, semaphores, idle pools), none for a lock or another thread, ` +
+            `and ${listThreads(signalled)} ${one ? 'waits' : 'wait'} on a semaphore, which a signal handler may post (sem_post is async-signal-safe): ` +
+            `the process may be idle until a signal comes (a daemon waiting for SIGTERM). If it should be working, a wake-up was lost: find who should post ${one ? 'that semaphore' : 'those semaphores'}.`,
+          threads: signalled,
+        },
+      ],
+    }, name);
+  }
   const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
   const setOf = listSets();
   const couldHold = (waiter: ThreadKey, need: Extract<Need, { kind: 'lock' }>): string => possibleHolders(waiter, need, stepWait(waiter, need.resource), input.threads, setOf);

@@ -127,6 +127,8 @@ export interface ThreadAnalysis {
   timed?: boolean;
   /** True when the thread waits on the outside world (I/O, a signal, a child process): it is never blocked forever. */
   outside?: boolean;
+  /** True when a rule says a signal handler may end its wait (a semaphore: sem_post is async-signal-safe). */
+  signalWake?: boolean;
   /** True when its stack is cut short (`(More stack frames follow...)`, a cut paste): outer frames are not shown. */
   truncated?: boolean;
 }
@@ -155,12 +157,14 @@ export interface CycleStep {
  *   they wait for is blocked for good too;
  * - `crashed`: the process crashed; its waits are where the crash froze them (verdict crash);
  * - `waker-not-shown`: the blocked threads only wait to be signalled, and the dump does not show every thread;
+ * - `signal-wake`: the blocked threads only wait to be woken, and one waits on a semaphore a signal
+ *   handler may post (the process may be idle until a signal comes);
  * - `can-progress`: some thread can still run (it runs, sleeps, or waits on the outside world), so every wait can still end;
  * - `nothing-blocked`: no thread is blocked;
  * - `moved`: over several snapshots of the process, a thread the last one shows stuck moved (the
  *   cycle or hang it showed is withdrawn).
  */
-export type VerdictReasonKind = 'cycle' | 'only-candidate-cycle' | 'owner-gone' | 'all-blocked' | 'no-releaser' | 'crashed' | 'waker-not-shown' | 'can-progress' | 'nothing-blocked' | 'moved';
+export type VerdictReasonKind = 'cycle' | 'only-candidate-cycle' | 'owner-gone' | 'all-blocked' | 'no-releaser' | 'crashed' | 'waker-not-shown' | 'signal-wake' | 'can-progress' | 'nothing-blocked' | 'moved';
 
 export interface VerdictReason {
   kind: VerdictReasonKind;

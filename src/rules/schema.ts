@@ -159,6 +159,12 @@ export const ThreadEffectSchema = z.strictObject({
    */
   outside: z.boolean().optional(),
   /**
+   * A signal handler may end the wait (sem_post is async-signal-safe): when every blocked thread
+   * only waits to be woken, the process may be idle until a signal comes (a daemon waiting in
+   * sem_wait for SIGTERM), which is no hang.
+   */
+  signalWake: z.boolean().optional(),
+  /**
    * The frames look like a wait but the thread runs: an unlock path waking a waiter
    * (pthread_mutex_unlock → __lll_lock_wake → futex_wake), or a lock's fast path before it sleeps
    * (frame #0 in pthread_mutex_lock itself, not in the futex wait). It counts as not blocked.

@@ -145,3 +145,18 @@ test('a dump that does not show every thread: the hang headline speaks of the th
   assert.equal(whole.verdictReasons[0]?.notWhole, undefined);
   assert.equal(verdictLine(whole), 'Hang: every thread is blocked with no time limit; threads 1, 2 wait for what no thread left can release');
 });
+
+test('every stuck thread only waits to be woken and one on a semaphore: ok (signal-wake), a signal handler may post it; a lock wait among them keeps the hang (built-in rules)', () => {
+  const semWaiter = thread(1, [f('__futex_abstimed_wait_common64'), f('__new_sem_wait_slow64', { args: { sem: '0x555555558100 <stop>' } }), f('main')]);
+  const cond = { cond: '0x555555558140 <work_ready>', mutex: '0x555555558180 <queue_lock>' };
+  const condWaiter = thread(2, [f('__futex_abstimed_wait_common64'), f('__pthread_cond_wait_common', { args: cond }), f('___pthread_cond_wait', { args: cond }), f('worker')]);
+  const idle = analyze(dumpOf([semWaiter, condWaiter]));
+  assert.equal(idle.verdict, 'ok');
+  assert.equal(idle.verdictReasons[0]?.kind, 'signal-wake');
+  assert.deepEqual(idle.verdictReasons[0]?.threads, ['1']);
+  assert.match(idle.verdictReasons[0]?.text ?? '', /^Every thread only waits to be woken .* thread 1 waits on a semaphore, which a signal handler may post/);
+  const withLock = analyze(dumpOf([semWaiter, mutexWaiter(2, `${A} <lock_a>`)]));
+  assert.equal(withLock.verdict, 'hang', 'a thread waiting for a lock is no wait a signal ends');
+  const condOnly = analyze(dumpOf([thread(1, [f('__futex_abstimed_wait_common64'), f('__pthread_cond_wait_common', { args: cond }), f('main')]), condWaiter]));
+  assert.equal(condOnly.verdict, 'hang', 'a condition variable is no wake-up a signal handler may give');
+});

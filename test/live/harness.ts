@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/paths.js';
-import { PROGRAMS, HOSTILE_NAMES, SHARED_WAITS, STOP_AND_GO, WAIT_ZOO, type ProgramSpec, programByName } from './programs.js';
+import { PROGRAMS, HOSTILE_NAMES, SHARED_WAITS, SIGNAL_DAEMON, STOP_AND_GO, WAIT_ZOO, type ProgramSpec, programByName } from './programs.js';
 import { runWaitgraphAsync } from './cli.js';
 
 const run = promisify(execFile);
@@ -103,6 +103,7 @@ export function buildPrograms(): Promise<string> {
       ['gcc', ['-g', '-O0', '-pthread', '-o', join(dir, HOSTILE_NAMES), `${HOSTILE_NAMES}.c`]],
       ['gcc', ['-g', '-O0', '-pthread', '-o', join(dir, STOP_AND_GO), `${STOP_AND_GO}.c`]],
       ['gcc', ['-g', '-O0', '-pthread', '-o', join(dir, SHARED_WAITS), `${SHARED_WAITS}.c`]],
+      ['gcc', ['-g', '-O0', '-pthread', '-o', join(dir, SIGNAL_DAEMON), `${SIGNAL_DAEMON}.c`]],
       ['g++', ['-g', '-O0', '-pthread', '-o', join(dir, WAIT_ZOO), `${WAIT_ZOO}.cpp`]],
     ];
     for (const spec of PROGRAMS) {

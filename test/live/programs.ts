@@ -119,6 +119,13 @@ export const STOP_AND_GO = 'stop-and-go';
  */
 export const SHARED_WAITS = 'healthy-shared-waits';
 
+/**
+ * Built but not in PROGRAMS: healthy, a daemon at rest (main in sem_wait for a signal handler's
+ * sem_post, workers idle on a condition). Only libc's debug info names sem_wait, so its text
+ * without it is no `healthy` case (shared-waits.test.ts).
+ */
+export const SIGNAL_DAEMON = 'healthy-signal-daemon';
+
 /** Built and captured (fixtures/live/wait-zoo*.txt) as the source of rule fixtures; not a deadlock test. */
 export const WAIT_ZOO = 'wait-zoo';
 

@@ -1,9 +1,15 @@
 /**
- * A healthy program whose threads wait on process-shared objects (a mutex a helper process holds,
+ * Healthy programs whose waits only libc's debug info tells apart from a hang.
+ *
+ * A program whose threads wait on process-shared objects (a mutex a helper process holds,
  * a condition it will signal, in a shared mapping): with libc's debug info, gdb shows their kernel
  * futexes as shared (private=128), the glibc.shared.wait rule reads them as waits on the outside
  * world, and neither `attach` nor the captured text calls the process hung. Without libc's debug
  * info nothing in the text tells a shared mutex from a private one (a limitation, not asserted).
+ *
+ * A daemon at rest: main in sem_wait for a signal handler's sem_post, workers idle on a condition
+ * variable. Every thread waits to be woken and none for a lock, and one waits on a semaphore a
+ * signal handler may post: ok (reason signal-wake). Without debug info sem_wait is `?? ()` frames.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +19,7 @@ import { join } from 'node:path';
 import type { JsonReport } from '../../src/report/json.js';
 import { captureBacktraces, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, withProgram } from './harness.js';
 import { runWaitgraphAsync } from './cli.js';
-import { SHARED_WAITS } from './programs.js';
+import { SHARED_WAITS, SIGNAL_DAEMON } from './programs.js';
 
 const skipReason = await liveSkipReason();
 const dir = mkdtempSync(join(tmpdir(), 'waitgraph-shared-waits-'));
@@ -23,7 +29,7 @@ function stateOf(report: JsonReport, name: string): string | undefined {
   return report.threads.find((t) => t.name === name)?.state;
 }
 
-describe('live: waits on process-shared objects', { concurrency: 1 }, () => {
+describe('live: healthy waits that libc\'s debug info tells apart from a hang', { concurrency: 1 }, () => {
   test('attach and the captured text: ok, exit 0; the shared mutex and condition waits are read as such', { skip: skipReason ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
     await withProgram(SHARED_WAITS, async (p) => {
       const live = await runWaitgraphAsync(['attach', String(p.pid), '--format', 'json']);
@@ -42,6 +48,23 @@ describe('live: waits on process-shared objects', { concurrency: 1 }, () => {
         assert.equal(stateOf(report_, 'table-user'), 'shared-wait');
         assert.equal(stateOf(report_, 'queue-waiter'), 'shared-wait');
       }
+    });
+  });
+
+  test('a daemon at rest (sem_wait for a signal handler, idle workers): attach and its text say ok, exit 0, because a signal may post the semaphore', { skip: skipReason ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+    await withProgram(SIGNAL_DAEMON, async (p) => {
+      const live = await runWaitgraphAsync(['attach', String(p.pid)]);
+      assert.equal(live.code, 0, live.stdout + live.stderr);
+      assert.match(live.stdout, /^No deadlock or hang found among 3 threads/);
+      assert.match(live.stdout.replace(/\s+/g, ' '), /waits on a semaphore, which a signal handler may post \(sem_post is async-signal-safe\)/);
+      const dump = join(dir, 'signal-daemon.txt');
+      writeFileSync(dump, await captureBacktraces(p.pid));
+      const fromText = await runWaitgraphAsync([dump, '--format', 'json']);
+      assert.equal(fromText.code, 0, fromText.stdout + fromText.stderr);
+      const report = JSON.parse(fromText.stdout) as JsonReport;
+      assert.equal(report.verdict, 'ok');
+      assert.equal(report.verdictReasons[0]?.kind, 'signal-wake');
+      assert.deepEqual(report.verdictReasons[0]?.threads.map((t) => report.threads.find((x) => x.id === t)?.name), ['daemon-main']);
     });
   });
 
