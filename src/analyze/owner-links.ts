@@ -153,6 +153,7 @@ function fact(hint: OwnerHint, resource: string, holder: OwnerFact['holder'], ho
     answer: String(hint.ownerLwp),
     sourceLine: hint.sourceLine,
     link: `${how}${where}`,
+    ...(hint.shared === true ? { shared: true as const } : {}),
   };
 }
 
@@ -338,6 +339,8 @@ function linkCommandOf(hint: OwnerHint): string | null {
 export interface AbsentHolder {
   resource: string;
   holder: OwnerFact['holder'];
+  /** The lock is process-shared: the holder is a thread of another process using it. */
+  shared?: true;
 }
 
 /**
@@ -378,7 +381,12 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
       (h.ptid !== undefined ? byPtid.get(ptidKey(h.ptid)) : undefined);
     const resource = normalizeResourceId(fact.resource);
     if (key === undefined) {
-      absent.push({ resource, holder: { ...h } });
+      // A process-shared lock's owner that is no thread of the dump is a thread of another process
+      // that uses it: its waiters wait on the outside world, not for an owner that exited.
+      if (fact.shared === true) {
+        waitOnOtherProcess(resourceNode(resource), h, works, edges);
+        absent.push({ resource, holder: { ...h }, shared: true });
+      } else absent.push({ resource, holder: { ...h } });
       continue;
     }
     const node = resourceNode(resource);
@@ -412,6 +420,21 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
   }
   edges.push(...added);
   return absent;
+}
+
+/**
+ * The waiters of a process-shared lock held by a thread no dump thread is: they wait on another
+ * process, which can release it (the outside world, as a read on a pipe is), and their state says so.
+ */
+function waitOnOtherProcess(node: string, holder: OwnerFact['holder'], works: ThreadWork[], edges: readonly Edge[]): void {
+  const owner = holder.lwp !== undefined ? `LWP ${holder.lwp}` : holder.ptid !== undefined ? `pthread ${holder.ptid}` : `thread ${holder.threadId}`;
+  const waiters = new Set<string>();
+  for (const e of edges) if (e.kind === 'waits' && e.to === node) waiters.add(e.from);
+  for (const w of works) {
+    if (!waiters.has(threadNode(w.key))) continue;
+    w.analysis.outside = true;
+    w.analysis.stateText = `waits for a process-shared lock whose owner, ${owner}, is a thread of another process (the other process can release it)`;
+  }
 }
 
 /**

@@ -26,6 +26,8 @@ export interface AbsentOwner {
   holder: { lwp?: number; ptid?: string; threadId?: number };
   /** What live mode learnt of that LWP from /proc, when it asked: gone, or a thread of another process. */
   status?: { exists: false } | { exists: true; tgid: number };
+  /** The lock is process-shared (the answer shows it): the holder is a thread of another process using it. */
+  shared?: true;
 }
 
 /** What the dump says about the process as a whole. */
@@ -514,6 +516,9 @@ function describeGone(a: AbsentOwner, shape: ProcessShape): Gone {
   const h = a.holder;
   const owner = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
   const status = a.status;
+  if (a.shared === true && status?.exists !== false) {
+    return { owner, why: 'is a thread of another process that shares the lock (it is process-shared): that process can release it' };
+  }
   if (status?.exists === true && (shape.pid === null || status.tgid !== shape.pid)) {
     return { owner, why: `is a thread of another process (/proc says its thread group is ${status.tgid}): the lock was held when this process was forked from it and came across fork() held, or it is a process-shared lock that process holds` };
   }

@@ -256,6 +256,11 @@ export interface OwnerFact {
    * `by its address`, `by the selected thread, printed in thread 5's frame 1`.
    */
   link?: string;
+  /**
+   * The lock is process-shared, as the answer shows: an owner that is no thread of the dump is then
+   * a thread of another process using it, not one that exited.
+   */
+  shared?: true;
 }
 
 /** An owner answer in the text that names no lock a wait can be linked to (so it proves nothing yet). */

@@ -213,6 +213,8 @@ export interface OwnerHint {
   readers?: number;
   /** The mutex's `__lock` word when printed (0: not locked). */
   lockWord?: number;
+  /** The lock is process-shared, as the print shows (`__kind` with PTHREAD_MUTEX_PSHARED_BIT, `Shared = Yes`). */
+  shared?: true;
   /** Where gdb's selection stood when the value was printed, when the transcript shows it. */
   context?: PrintContext;
   sourceLine: number;

@@ -33,6 +33,11 @@ export interface OwnerField {
   readers?: number;
   /** The mutex's `__lock` word (0: unlocked), when printed. */
   lockWord?: number;
+  /**
+   * The lock is process-shared (PTHREAD_PROCESS_SHARED): a mutex's `__kind` has
+   * PTHREAD_MUTEX_PSHARED_BIT (128), an rwlock's `__shared` is not 0, the printers say `Shared = Yes`.
+   */
+  shared?: true;
 }
 
 /** Deeper nesting than this is read as flat text (bounded work and stack on hostile input). */
@@ -49,6 +54,7 @@ interface Level {
   owner: { field: OwnerFieldName; value: number } | null;
   readers: number | null;
   lockWord: number | null;
+  shared: boolean;
 }
 
 const DATA_MEMBER = /^_{1,2}data$/;
@@ -66,7 +72,7 @@ export function ownerFields(value: string): OwnerField[] {
   const label = /^[A-Za-z_][\w:<>, ]*? = \{/.exec(value.slice(i, i + 200));
   if (label !== null) i += label[0].length - 1;
   if (value.charCodeAt(i) !== 123 /* { */) return out;
-  stack.push({ name: null, index: 0, members: 0, owner: null, readers: null, lockWord: null });
+  stack.push({ name: null, index: 0, members: 0, owner: null, readers: null, lockWord: null, shared: false });
   i++;
   while (i < n && stack.length > 0) {
     i = skipSpaces(value, i);
@@ -92,7 +98,7 @@ export function ownerFields(value: string): OwnerField[] {
     const index = top.members++;
     i = skipSpaces(value, i);
     if (value.charCodeAt(i) === 123 /* { */ && stack.length < MAX_DEPTH) {
-      stack.push({ name: name ?? `[${index}]`, index, members: 0, owner: null, readers: null, lockWord: null });
+      stack.push({ name: name ?? `[${index}]`, index, members: 0, owner: null, readers: null, lockWord: null, shared: false });
       i++;
       continue;
     }
@@ -124,10 +130,19 @@ function close(stack: Level[], out: OwnerField[]): void {
   const field: OwnerField = { field: level.owner.field, value: level.owner.value, lockPath, atStart };
   if (level.readers !== null) field.readers = level.readers;
   if (level.lockWord !== null) field.lockWord = level.lockWord;
+  if (level.shared) field.shared = true;
   out.push(field);
 }
 
+/** glibc's PTHREAD_MUTEX_PSHARED_BIT in a mutex's `__kind` (nptl/pthreadP.h). */
+const MUTEX_PSHARED_BIT = 128;
+
 function noteScalar(level: Level, name: string, text: string): void {
+  // The glibc pretty printers: `Shared = Yes` (a process-shared mutex or rwlock).
+  if (name === 'Shared') {
+    if (text === 'Yes') level.shared = true;
+    return;
+  }
   const v = integer(text);
   if (v === null) return;
   switch (name) {
@@ -151,6 +166,14 @@ function noteScalar(level: Level, name: string, text: string): void {
     case '__lock':
     case 'lock':
       level.lockWord = v;
+      return;
+    // `{__lock = 2, __count = 0, __owner = 25470, __nusers = 1, __kind = 128, …}`: a process-shared mutex.
+    case '__kind':
+      if ((v & MUTEX_PSHARED_BIT) !== 0) level.shared = true;
+      return;
+    // `{__readers = 11, …, __cur_writer = 0, __shared = 1, …}`: a process-shared rwlock.
+    case '__shared':
+      if (v !== 0) level.shared = true;
       return;
   }
 }

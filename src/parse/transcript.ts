@@ -152,6 +152,7 @@ export class Transcript {
       hint.lockExpression = lockExpressionOf(detach(name), f);
       if (f.readers !== undefined) hint.readers = f.readers;
       if (f.lockWord !== undefined) hint.lockWord = f.lockWord;
+      if (f.shared === true) hint.shared = true;
       if (context !== undefined) hint.context = context;
       return hint;
     });
@@ -178,6 +179,7 @@ export class Transcript {
       if (command !== null && f.field !== 'thread_id') hint.lockExpression = lockExpressionOf(command, f);
       if (f.readers !== undefined) hint.readers = f.readers;
       if (f.lockWord !== undefined) hint.lockWord = f.lockWord;
+      if (f.shared === true) hint.shared = true;
       if (context !== null) hint.context = { ...context };
       if (hint.address === null && hint.lockExpression !== undefined) this.await(hint);
       return hint;

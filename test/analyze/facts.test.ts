@@ -160,3 +160,15 @@ test('every stuck thread only waits to be woken and one on a semaphore: ok (sign
   const condOnly = analyze(dumpOf([thread(1, [f('__futex_abstimed_wait_common64'), f('__pthread_cond_wait_common', { args: cond }), f('main')]), condWaiter]));
   assert.equal(condOnly.verdict, 'hang', 'a condition variable is no wake-up a signal handler may give');
 });
+
+test('a process-shared mutex whose owner is no thread of the dump: its waiter waits on another process (ok), not for an owner that exited (hang)', () => {
+  const waiter = () => dumpOf([mutexWaiter(1, `${A} <lock_a>`), mutexWaiter(2, `${A} <lock_a>`)]);
+  const shared = analyze(waiter(), { rules, facts: [{ ...fact('mutex:0x555555558040', 4242), shared: true }] });
+  assert.equal(shared.verdict, 'ok', shared.verdictReasons.map((r) => r.text).join(' '));
+  assert.match(shared.threads[0]?.stateText ?? '', /process-shared lock whose owner, LWP 4242, is a thread of another process/);
+  assert.deepEqual(shared.unresolved, [], 'the owner is known, so the wait is not unresolved');
+  assert.doesNotMatch(shared.verdictReasons.map((r) => r.text).join(' '), /holder the text does not show/);
+  const private_ = analyze(waiter(), { rules, facts: [fact('mutex:0x555555558040', 4242)] });
+  assert.equal(private_.verdict, 'hang');
+  assert.equal(private_.verdictReasons[0]?.kind, 'owner-gone');
+});

@@ -5,7 +5,9 @@
  * a condition it will signal, in a shared mapping): with libc's debug info, gdb shows their kernel
  * futexes as shared (private=128), the glibc.shared.wait rule reads them as waits on the outside
  * world, and neither `attach` nor the captured text calls the process hung. Without libc's debug
- * info nothing in the text tells a shared mutex from a private one (a limitation, not asserted).
+ * info the frames do not tell a shared mutex from a private one, but the owner loop does: gdb's
+ * answer prints the mutex whole, and its __kind has PTHREAD_MUTEX_PSHARED_BIT, so an owner that is no
+ * thread of the dump is a thread of another process, not one that exited.
  *
  * A daemon at rest: main in sem_wait for a signal handler's sem_post, workers idle on a condition
  * variable. Every thread waits to be woken and none for a lock, and one waits on a semaphore a
@@ -13,14 +15,17 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { JsonReport } from '../../src/report/json.js';
 import { captureBacktraces, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, withProgram } from './harness.js';
 import { runWaitgraphAsync } from './cli.js';
 import { SHARED_WAITS, SIGNAL_DAEMON } from './programs.js';
 
+const run = promisify(execFile);
 const skipReason = await liveSkipReason();
 const dir = mkdtempSync(join(tmpdir(), 'waitgraph-shared-waits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,6 +70,25 @@ describe('live: healthy waits that libc\'s debug info tells apart from a hang', 
       assert.equal(report.verdict, 'ok');
       assert.equal(report.verdictReasons[0]?.kind, 'signal-wake');
       assert.deepEqual(report.verdictReasons[0]?.threads.map((t) => report.threads.find((x) => x.id === t)?.name), ['daemon-main']);
+    });
+  });
+
+  test('without libc debug info, the owner loop: the answer shows the mutex is process-shared, so its owner is another process and the dump is ok', { skip: skipReason ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
+    await withProgram(SHARED_WAITS, async (p) => {
+      const dump = join(dir, 'shared-waits.nodebug.txt');
+      const commands = `${dump}.gdb`;
+      writeFileSync(dump, await captureBacktraces(p.pid, { hideLibcDebug: true }));
+      const first = await runWaitgraphAsync([dump, '--gdb-commands', commands]);
+      assert.match(first.stdout, /ask gdb: thread apply \d+ print \*\(pthread_mutex_t \*\) \$rdi/, 'it asks for the mutex whole');
+      const { stdout } = await run('gdb', ['-p', String(p.pid), '-batch', '-nx', '-iex', 'set debug-file-directory /nonexistent', '-x', commands], { timeout: 60_000 });
+      assert.match(stdout, /__kind = 128\b/, 'gdb printed the shared mutex whole');
+      appendFileSync(dump, stdout);
+      const second = await runWaitgraphAsync([dump, '--format', 'json']);
+      assert.equal(second.code, 0, second.stdout + second.stderr);
+      const report = JSON.parse(second.stdout) as JsonReport;
+      assert.equal(report.verdict, 'ok');
+      assert.match(report.threads.find((t) => t.name === 'table-user')?.stateText ?? '', /process-shared lock whose owner, LWP \d+, is a thread of another process/);
+      assert.ok(report.facts.some((f) => f.shared === true), 'the fact says the lock is shared');
     });
   });
 

@@ -13,6 +13,15 @@ test('a pthread mutex: __owner at the value start, with its __lock word', () => 
   assert.deepEqual(ownerFields(v), [{ field: '__owner', value: 20496, lockPath: [], atStart: true, lockWord: 2 }]);
 });
 
+test('a process-shared lock: __kind with PTHREAD_MUTEX_PSHARED_BIT (128, as gdb 13 printed a PTHREAD_PROCESS_SHARED mutex), an rwlock\'s __shared, the printers\' Shared = Yes', () => {
+  const shared = '{__data = {__lock = 2, __count = 0, __owner = 19951, __nusers = 1, __kind = 128, __spins = 0, __elision = 0, __list = {__prev = 0x0, __next = 0x0}}, __size = "\\002", \'\\000\' <repeats 38 times>, __align = 2}';
+  assert.deepEqual(ownerFields(shared), [{ field: '__owner', value: 19951, lockPath: [], atStart: true, lockWord: 2, shared: true }]);
+  // A recursive (1) or robust (16) private mutex is not shared.
+  for (const kind of [1, 16, 3]) assert.equal(ownerFields(shared.replace('__kind = 128', `__kind = ${kind}`))[0]?.shared, undefined, `__kind = ${kind}`);
+  assert.equal(ownerFields('{__data = {__readers = 0, __writers = 0, __wrphase_futex = 1, __writers_futex = 1, __pad3 = 0, __pad4 = 0, __cur_writer = 4711, __shared = 1, __rwelision = 0 \'\\000\', __pad1 = "\\000", __pad2 = 0, __flags = 0}, __size = "", __align = 0}')[0]?.shared, true);
+  assert.equal(ownerFields('pthread_mutex_t = {Type = Normal, Status = Acquired, possibly with waiters, Owner ID = 20497, Robust = No, Shared = Yes, Protocol = None}')[0]?.shared, true);
+});
+
 test('QEMU QemuMutex wrapping the mutex, mangled `_data` as published (corpus 048)', () => {
   const v = '{lock = {_data = {lock = 2, __count = 0, __owner = 11212, __nusers = 9, __kind = 0, __spins = 0, __elision = 0, __list = {_prev = 0x0, __next = 0x0}}, __size = "\\002\\000\\000\\000\\000\\000\\000\\000\\314+\\000\\000\\t", \'\\000\' <repeats 26 times>, __align = 2}, file = 0x563401c07e4b "util/main-loop.c", line = 240, initialized = true}';
   assert.deepEqual(ownerFields(v), [{ field: '__owner', value: 11212, lockPath: ['lock'], atStart: true, lockWord: 2 }]);
