@@ -219,7 +219,7 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
   const hangReasons = hung.map((key) => ({ thread: key, text: stallText(threads.get(key), needs.get(key) ?? [], (need) => couldHold(key, need)) }));
   const shown = input.shape.whole ? '' : ` (as far as the dump shows: ${input.threads.length === 1 ? 'its one thread' : `its ${input.threads.length} threads`})`;
   let text = all
-    ? `Every thread is blocked with no time limit and none waits on the outside world (I/O, a signal, a child process), so nothing can wake them${shown}.`
+    ? `Every thread is blocked with no time limit and none waits on the outside world (I/O, a signal, a child process, another process), so nothing can wake them${shown}.`
     : `${capitalise(listThreads(hung))} ${hung.length === 1 ? 'is' : 'are'} blocked with no time limit, and every thread that could release what ${hung.length === 1 ? 'it waits' : 'they wait'} for is blocked for good too${shown}.`;
   const unlessGone = ' unless the owner of a lock is no longer in the process (a thread that exited holding it, or a lock inherited across fork()).';
   if (listed.length > 0 && candidates.noDeadEnd && stuckThreads.length === 1) {
@@ -478,7 +478,7 @@ function cycleReason(d: Deadlock, name: (key: ThreadKey) => string): VerdictReas
 const ROOT_TEXT: Record<RootKind, [string, string]> = {
   running: ['runs', 'run'],
   timed: ['sleeps or waits with a time limit', 'sleep or wait with a time limit'],
-  outside: ['waits on the outside world (I/O, a signal, a child process)', 'wait on the outside world (I/O, a signal, a child process)'],
+  outside: ['waits on the outside world (I/O, a signal, a child process, another process)', 'wait on the outside world (I/O, a signal, a child process, another process)'],
   unnamed: ['is in libc code gdb could not name (no debug info), which may be an unlock as well as a wait', 'are in libc code gdb could not name (no debug info), which may be an unlock as well as a wait'],
   'cut-top': ['starts below its innermost frames (the paste cut them off) and may be running', 'start below their innermost frames (the paste cut them off) and may be running'],
 };

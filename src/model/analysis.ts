@@ -125,7 +125,7 @@ export interface ThreadAnalysis {
   blocked?: boolean;
   /** True when a rule says the thread's wait has a time limit (a sleep, a timed wait): it wakes by itself. */
   timed?: boolean;
-  /** True when the thread waits on the outside world (I/O, a signal, a child process): it is never blocked forever. */
+  /** True when the thread waits on the outside world (I/O, a signal, a child process, another process): it is never blocked forever. */
   outside?: boolean;
   /** True when a rule says a signal handler may end its wait (a semaphore: sem_post is async-signal-safe). */
   signalWake?: boolean;
