@@ -3,7 +3,7 @@
  * keeps only a small summary; `finish` does the cross-thread work (merging headerless
  * backtraces, process-wide conditions, all-of waits, owner facts, the graph, verdicts).
  */
-import type { Analysis, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
+import type { Analysis, Deadlock, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { DumpParser, parseDumpStream } from '../parse/index.js';
@@ -175,7 +175,8 @@ function beginDump(session: Session, options: AnalyzeOptions): DumpAnalysis {
       if (reentry !== null) reentries.push(reentry);
     },
     finish(dump) {
-      return finishAnalysis(session, summaries, processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries }, options.source);
+      // The summaries are handed over, not kept here too: the analyzer's run object outlives this.
+      return finishAnalysis(session, () => summaries.splice(0, summaries.length), processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries }, options.source);
     },
   };
 }
@@ -185,9 +186,15 @@ export function analyze(dump: Dump, options: AnalyzeOptions = {}): Analysis {
   return createAnalyzer(options).analyze(dump);
 }
 
+/**
+ * The cross-thread stage, then the verdict. The per-thread work (summaries, settled rules, their
+ * alternatives) lives only through threadStage: the verdict stage holds the threads' records,
+ * edges and waits, so a dump of 100,000 threads does not keep both at its peak (issue 15).
+ * `takeSummaries` hands the summaries over once (the caller forgets them).
+ */
 function finishAnalysis(
   session: Session,
-  summaries: BacktraceSummary[],
+  takeSummaries: () => BacktraceSummary[],
   processFlags: boolean[],
   dump: Dump,
   givenFacts: OwnerFact[],
@@ -196,6 +203,40 @@ function finishAnalysis(
   stackHolds: { guards: readonly FoundGuard[]; reentries: readonly Reentry[] } = { guards: [], reentries: [] },
   source: SourceReader | undefined = undefined,
 ): Analysis {
+  return verdictStage(session, threadStage(session, takeSummaries(), processFlags, dump, givenFacts, crashes, known, stackHolds, source), dump);
+}
+
+/** What threadStage leaves for the verdict: nothing of the per-thread work. */
+interface ThreadStage {
+  notes: string[];
+  threads: ThreadAnalysis[];
+  edges: Edge[];
+  waits: WaitInfo[];
+  deadlocks: Deadlock[];
+  absent: AbsentOwner[];
+  process: ProcessShape;
+  crash: ReturnType<typeof findCrash>;
+  rowsOnly: Set<string>;
+  unnamed: Set<string>;
+  partial: ReturnType<typeof findPartial>;
+  facts: OwnerFact[];
+  unlinked: Analysis['unlinkedOwners'] & object;
+  /** The acquire-site names of the threads that wait (cycle signatures read them). */
+  acquireNames: Map<string, string>;
+  allOfLabels: Map<string, string>;
+}
+
+function threadStage(
+  session: Session,
+  summaries: BacktraceSummary[],
+  processFlags: boolean[],
+  dump: Dump,
+  givenFacts: OwnerFact[],
+  crashes: CrashCollector,
+  known: AnalyzeOptions['process'],
+  stackHolds: { guards: readonly FoundGuard[]; reentries: readonly Reentry[] },
+  source: SourceReader | undefined,
+): ThreadStage {
   const { rules, templates } = session;
   const { threads: groups, notes } = groupThreads(summaries);
   const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
@@ -339,8 +380,13 @@ function finishAnalysis(
   }
 
   const threads = works.map((w) => w.analysis).sort((a, b) => compareThreadKeys(a.key, b.key));
-  // Read for the threads of cycles alone: looked up through byKey, not copied into a map per thread.
-  const acquireNames = { get: (key: string): string | null | undefined => byKey.get(key)?.primary.acquireName };
+  // Cycle signatures read the acquire-site names of the threads on a cycle: the names alone are
+  // kept past this stage, not the summaries they come from.
+  const acquireNames = new Map<string, string>();
+  for (const w of works) {
+    const name = w.primary.acquireName;
+    if (name !== null) acquireNames.set(w.key, name);
+  }
   const deadlocks = buildDeadlocks({ rules, edges, waits, threads, acquireNames, allOfLabels });
   // A crashed process is dead (crash.ts): its crashed thread counts as one that can go on, so the
   // waits the crash froze are no hang, and the verdict is crash unless a deadlock or hang stands.
@@ -358,6 +404,12 @@ function finishAnalysis(
   const partial = findPartial(dump, threads);
   const process = processShape(threads, known);
   if (known?.ownerStatus) for (const a of absent) if (a.holder.lwp !== undefined && known.ownerStatus.has(a.holder.lwp)) a.status = known.ownerStatus.get(a.holder.lwp);
+  return { notes, threads, edges, waits, deadlocks, absent, process, crash, rowsOnly, unnamed, partial, facts, unlinked: links.unlinked, acquireNames, allOfLabels };
+}
+
+function verdictStage(session: Session, stage: ThreadStage, dump: Dump): Analysis {
+  const { rules } = session;
+  const { notes, threads, edges, waits, deadlocks, absent, process, crash, rowsOnly, unnamed, partial, facts, acquireNames, allOfLabels } = stage;
   const decision = decideVerdict({
     threads,
     edges,
@@ -371,11 +423,14 @@ function finishAnalysis(
     deadlocksWith: (extra) => buildDeadlocks({ rules, edges: [...edges, ...extra], waits, threads, acquireNames, allOfLabels }),
   });
   const unresolved: UnresolvedWait[] = unresolvedWaits(edges, waits, threads, new Set(absent.map((a) => `res:${a.resource}`)));
-  for (const e of decision.extraEdges) {
-    edges.push(e);
-    const w = byKey.get(e.to.slice('thread:'.length));
-    const res = e.from.slice('res:'.length);
-    if (w && !w.analysis.holds.includes(res)) w.analysis.holds.push(res);
+  if (decision.extraEdges.length > 0) {
+    const byKey = mapBy(threads, (t) => t.key);
+    for (const e of decision.extraEdges) {
+      edges.push(e);
+      const t = byKey.get(e.to.slice('thread:'.length));
+      const res = e.from.slice('res:'.length);
+      if (t && !t.holds.includes(res)) t.holds.push(res);
+    }
   }
   const verdict = decision.verdict;
   for (const note of dump.capped ?? []) notes.push(note);
@@ -389,7 +444,7 @@ function finishAnalysis(
     edges,
     unresolved,
     facts,
-    ...(links.unlinked.length > 0 ? { unlinkedOwners: links.unlinked } : {}),
+    ...(stage.unlinked.length > 0 ? { unlinkedOwners: stage.unlinked } : {}),
     notes: collapseRepeatedNotes(notes),
     ...(verdict === 'hang' ? { hangBlockedBehind: decision.hangBlockedBehind, hangReasons: decision.hangReasons } : {}),
     ...(crash !== null ? { crash } : {}),
