@@ -574,7 +574,7 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 function waitInfo(
   templates: TemplateExpander,
   edge: Edge,
-  w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid'; waiterMayHold?: boolean; shared?: boolean; namedHolder?: boolean; holderShows?: boolean },
+  w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid'; waiterMayHold?: boolean; shared?: boolean; namedHolder?: boolean; holderShows?: boolean; holderHint?: string },
   resource: string,
   captures: Record<string, ParsedArgValue>,
 ): WaitInfo {
@@ -586,12 +586,13 @@ function waitInfo(
   const shared = w.shared ?? false;
   const namedHolder = w.namedHolder ?? false;
   const holderShows = w.holderShows ?? false;
+  const holderHint = w.holderHint ?? null;
   if (w.owner) {
     const asked = ownerCommandFor(resource, w.owner);
-    return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner };
+    return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner, holderHint };
   }
   const query = w.ownerQuery ? templates.expand(w.ownerQuery, captures) : null;
-  return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null };
+  return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null, holderHint };
 }
 
 /** One string for equal strings, for this analysis only (no state outlives it). */

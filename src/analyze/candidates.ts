@@ -49,6 +49,8 @@ export interface StepWait {
   shared: boolean;
   /** The holder shows in its own stack: a full backtrace of the candidate settles it. */
   holderShows: boolean;
+  /** Where to look for the holder when no gdb command can name it (the rule's holderHint), or null. */
+  holderHint: string | null;
   /** The level of the frame the wait was read from (`pthread_mutex_lock ()`), for `frame N`. */
   siteLevel: number | null;
 }
@@ -308,7 +310,7 @@ function toCandidateCycle(members: ThreadKey[], steps: CandidateCycle['steps'], 
       const command = `set backtrace limit unlimited; thread apply ${s.to} bt`;
       if (!gdbCommands.includes(command)) gdbCommands.push(command);
     } else {
-      const label = `${wait.label ?? wait.resource} (${wait.resource}): it records no owner`;
+      const label = `${wait.label ?? wait.resource} (${wait.resource}): it records no owner${wait.holderHint ? `; ${wait.holderHint}` : ''}`;
       if (!unprovable.includes(label)) unprovable.push(label);
     }
   });

@@ -31,6 +31,8 @@ export interface WaitInfo {
   namedHolder: boolean;
   /** The holder shows in its own stack; with none named, only a thread whose stack is cut could be it. */
   holderShows: boolean;
+  /** Where to look for the holder when memory cannot name it (the rule's holderHint), or null. */
+  holderHint: string | null;
 }
 
 export interface DeadlockInput {

@@ -282,6 +282,7 @@ function stepWaitLookup(waits: WaitInfo[]): (waiter: ThreadKey, resource: string
       known.shared ||= w.shared;
       known.holderShows ||= w.holderShows;
       known.ownerQuery ??= w.ownerQuery;
+      known.holderHint ??= w.holderHint;
       continue;
     }
     byKey.set(k, {
@@ -292,6 +293,7 @@ function stepWaitLookup(waits: WaitInfo[]): (waiter: ThreadKey, resource: string
       waiterMayHold: w.waiterMayHold,
       shared: w.shared,
       holderShows: w.holderShows,
+      holderHint: w.holderHint,
       siteLevel: w.edge.site?.level ?? null,
     });
   }

@@ -114,6 +114,12 @@ export const WaitSchema = z.union([
      */
     holderShows: z.boolean().optional(),
     /**
+     * Where to look for the holder when memory cannot name it (a lock that records no owner): a
+     * clause the report adds after "it records no owner;", e.g. `the Python stacks show who holds
+     * it: thread apply all py-bt`.
+     */
+    holderHint: z.string().min(1).optional(),
+    /**
      * How memory names the holder (model/owner-shapes.ts): `pthread-mutex`, `pthread-rwlock`, `gil`,
      * `jl-mutex`, `grec-mutex`. Reports print its gdb command, live mode asks it; the resource's
      * identity must then be the lock's address (except for `gil`).
