@@ -3,7 +3,7 @@
  * keeps only a small summary; `finish` does the cross-thread work (merging headerless
  * backtraces, process-wide conditions, all-of waits, owner facts, the graph, verdicts).
  */
-import type { Analysis, Deadlock, Edge, OwnerFact, ThreadAnalysis, UnresolvedWait } from '../model/analysis.js';
+import type { Analysis, Deadlock, Edge, OwnerFact, ThreadAnalysis, UnlinkedOwner, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { DumpParser, parseDumpStream } from '../parse/index.js';
@@ -220,8 +220,8 @@ interface ThreadStage {
   unnamed: Set<string>;
   partial: ReturnType<typeof findPartial>;
   facts: OwnerFact[];
-  unlinked: Analysis['unlinkedOwners'] & object;
-  /** The acquire-site names of the threads that wait (cycle signatures read them). */
+  unlinked: UnlinkedOwner[];
+  /** The acquire-site names of the threads, by key (cycle signatures read them). */
   acquireNames: Map<string, string>;
   allOfLabels: Map<string, string>;
 }

@@ -373,6 +373,8 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
   }
   const dropped = new Set<Edge>();
   const added: Edge[] = [];
+  // Process-shared locks whose owner is no thread of the dump, by resource node: their owner's name.
+  const elsewhere = new Map<string, string>();
   for (const fact of facts) {
     const h = fact.holder;
     const key =
@@ -383,10 +385,8 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
     if (key === undefined) {
       // A process-shared lock's owner that is no thread of the dump is a thread of another process
       // that uses it: its waiters wait on the outside world, not for an owner that exited.
-      if (fact.shared === true) {
-        waitOnOtherProcess(resourceNode(resource), h, works, edges);
-        absent.push({ resource, holder: { ...h }, shared: true });
-      } else absent.push({ resource, holder: { ...h } });
+      if (fact.shared === true) elsewhere.set(resourceNode(resource), holderName(h));
+      absent.push({ resource, holder: { ...h }, ...(fact.shared === true ? { shared: true as const } : {}) });
       continue;
     }
     const node = resourceNode(resource);
@@ -396,7 +396,7 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
       holdsByNode.set(node, holds.filter((e) => e.evidence !== 'inferred'));
     }
     if (holdsOf(node).some((e) => e.to === threadNode(key))) continue;
-    const owner = h.lwp !== undefined ? `owner LWP ${h.lwp}` : h.ptid !== undefined ? `owner pthread ${h.ptid}` : `owner thread ${h.threadId}`;
+    const owner = `owner ${holderName(h)}`;
     const edge: Edge = {
       kind: 'holds',
       from: node,
@@ -419,19 +419,29 @@ export function applyFacts(facts: OwnerFact[], works: ThreadWork[], edges: Edge[
     edges.push(...kept);
   }
   edges.push(...added);
+  if (elsewhere.size > 0) waitOnOtherProcesses(elsewhere, works, edges);
   return absent;
 }
 
+/** `LWP 428`, `pthread 0x7f…`, `thread 5`: a holder as the reports name it. */
+export function holderName(holder: OwnerFact['holder']): string {
+  return holder.lwp !== undefined ? `LWP ${holder.lwp}` : holder.ptid !== undefined ? `pthread ${holder.ptid}` : `thread ${holder.threadId}`;
+}
+
 /**
- * The waiters of a process-shared lock held by a thread no dump thread is: they wait on another
- * process, which can release it (the outside world, as a read on a pipe is), and their state says so.
+ * The waiters of process-shared locks held by threads no dump thread is (`elsewhere`: resource node
+ * → owner): they wait on another process, which can release it (the outside world, as a read on a
+ * pipe is), and their state says so. One pass over the edges and one over the threads.
  */
-function waitOnOtherProcess(node: string, holder: OwnerFact['holder'], works: ThreadWork[], edges: readonly Edge[]): void {
-  const owner = holder.lwp !== undefined ? `LWP ${holder.lwp}` : holder.ptid !== undefined ? `pthread ${holder.ptid}` : `thread ${holder.threadId}`;
-  const waiters = new Set<string>();
-  for (const e of edges) if (e.kind === 'waits' && e.to === node) waiters.add(e.from);
+function waitOnOtherProcesses(elsewhere: ReadonlyMap<string, string>, works: ThreadWork[], edges: readonly Edge[]): void {
+  const ownerOf = new Map<string, string>();
+  for (const e of edges) {
+    const owner = e.kind === 'waits' ? elsewhere.get(e.to) : undefined;
+    if (owner !== undefined) ownerOf.set(e.from, owner);
+  }
   for (const w of works) {
-    if (!waiters.has(threadNode(w.key))) continue;
+    const owner = ownerOf.get(threadNode(w.key));
+    if (owner === undefined) continue;
     w.analysis.outside = true;
     w.analysis.stateText = `waits for a process-shared lock whose owner, ${owner}, is a thread of another process (the other process can release it)`;
   }

@@ -19,6 +19,7 @@ import { computeProgress, type Need, type ProgressThread, type RootKind } from '
 import { findCandidateCycles, MAX_CYCLE_LENGTH, MAX_CYCLES, SEARCH_BUDGET, type StepWait } from './candidates.js';
 import { threadName } from './deadlocks.js';
 import type { WaitInfo } from './deadlocks.js';
+import { holderName } from './owner-links.js';
 
 /** An owner fact whose holder is no thread of the dump. */
 export interface AbsentOwner {
@@ -516,7 +517,7 @@ function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: Root
 
 function describeGone(a: AbsentOwner, shape: ProcessShape): Gone {
   const h = a.holder;
-  const owner = h.lwp !== undefined ? `LWP ${h.lwp}` : h.ptid !== undefined ? `pthread ${h.ptid}` : `thread ${h.threadId}`;
+  const owner = holderName(h);
   const status = a.status;
   if (a.shared === true && status?.exists !== false) {
     return { owner, why: 'is a thread of another process that shares the lock (it is process-shared): that process can release it' };
