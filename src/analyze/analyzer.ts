@@ -3,7 +3,7 @@
  * keeps only a small summary; `finish` does the cross-thread work (merging headerless
  * backtraces, process-wide conditions, all-of waits, owner facts, the graph, verdicts).
  */
-import type { Analysis, Deadlock, Edge, OwnerFact, ThreadAnalysis, UnlinkedOwner, UnresolvedWait } from '../model/analysis.js';
+import type { Analysis, Deadlock, Edge, FrameRef, OwnerFact, ThreadAnalysis, UnlinkedOwner, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { DumpParser, parseDumpStream } from '../parse/index.js';
@@ -42,6 +42,14 @@ export interface AnalyzeOptions {
    * the locks each function still holds at its line. The dump's frames must be kept (keepFrames).
    */
   source?: SourceReader;
+  /**
+   * Called where a stage's work has just become garbage: after the threads' records are made
+   * (their rules' alternatives are dead), between the cross-thread stage and the verdict (the
+   * summaries are), and after the verdict (its per-thread needs and progress are). The CLI
+   * collects there on big inputs (cli/heap-growth.ts), so the next stage's work, or the report,
+   * does not pile on top of it.
+   */
+  atStageEnd?: () => void;
 }
 
 export interface StreamOptions extends AnalyzeOptions {
@@ -176,7 +184,7 @@ function beginDump(session: Session, options: AnalyzeOptions): DumpAnalysis {
     },
     finish(dump) {
       // The summaries are handed over, not kept here too: the analyzer's run object outlives this.
-      return finishAnalysis(session, () => summaries.splice(0, summaries.length), processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries }, options.source);
+      return finishAnalysis(session, () => summaries.splice(0, summaries.length), processFlags, dump, options.facts ?? [], crashes, options.process, { guards, reentries }, options.source, options.atStageEnd);
     },
   };
 }
@@ -202,8 +210,15 @@ function finishAnalysis(
   known: AnalyzeOptions['process'],
   stackHolds: { guards: readonly FoundGuard[]; reentries: readonly Reentry[] } = { guards: [], reentries: [] },
   source: SourceReader | undefined = undefined,
+  atStageEnd: (() => void) | undefined = undefined,
 ): Analysis {
-  return verdictStage(session, threadStage(session, takeSummaries(), processFlags, dump, givenFacts, crashes, known, stackHolds, source), dump);
+  // threadStage takes the summaries itself: a list passed in from here would stay on this frame,
+  // alive through the verdict stage (a heap snapshot showed all 176,000 of a big dump there).
+  const stage = threadStage(session, takeSummaries, processFlags, dump, givenFacts, crashes, known, stackHolds, source, atStageEnd);
+  atStageEnd?.();
+  const analysis = verdictStage(session, stage, dump);
+  atStageEnd?.();
+  return analysis;
 }
 
 /** What threadStage leaves for the verdict: nothing of the per-thread work. */
@@ -228,7 +243,7 @@ interface ThreadStage {
 
 function threadStage(
   session: Session,
-  summaries: BacktraceSummary[],
+  takeSummaries: () => BacktraceSummary[],
   processFlags: boolean[],
   dump: Dump,
   givenFacts: OwnerFact[],
@@ -236,28 +251,34 @@ function threadStage(
   known: AnalyzeOptions['process'],
   stackHolds: { guards: readonly FoundGuard[]; reentries: readonly Reentry[] },
   source: SourceReader | undefined,
+  atStageEnd: (() => void) | undefined,
 ): ThreadStage {
   const { rules, templates } = session;
-  const { threads: groups, notes } = groupThreads(summaries);
-  const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
-  for (let i = 0; i < groups.length; i++) works[i] = threadWork(session, groups[i] as ThreadGroup, processFlags);
-  const byKey = mapBy(works, (w) => w.key);
+  const { threads: groups, notes } = groupThreads(takeSummaries());
 
   // Rule effects → edges. Resources, their node names and descriptions are one string each, not
   // one per waiter: 86,000 waiters of one mutex kept ~86,000 copies of each (300 MB dumps).
   const shared = stringPool();
   const resNode = (resource: string): string => shared(resourceNode(resource));
+  const ruleLists = listPool();
   const edges: Edge[] = [];
   const waits: WaitInfo[] = [];
   const allOf: Array<{ work: ThreadWork; state: string; resource: string; description: string; evidence: Edge['evidence']; ruleId: string; site: Edge['site'] }> = [];
-  for (const work of works) {
-    for (const { rule, alt } of work.fired) {
+  // Each thread's fired rules become its edges as soon as they are settled and are not kept: on a
+  // dump of 100,000 threads their alternatives die young instead of living through this stage.
+  const works: ThreadWork[] = new Array<ThreadWork>(groups.length);
+  for (let i = 0; i < groups.length; i++) {
+    const { work, fired } = threadWork(session, groups[i] as ThreadGroup, processFlags, ruleLists);
+    works[i] = work;
+    for (const { rule, alt } of fired) {
       const effect = rule.effect;
+      // The site a rule names is most often the thread's acquire site: one object for both.
+      const site = sameFrame(alt.site, work.analysis.acquireSite) ? work.analysis.acquireSite : alt.site;
       for (const w of effect.waits ?? []) {
         const resource = shared(expandResource(templates, w.resource, alt.captures, work.key));
         const description = shared(templates.expand(w.description, alt.captures).text);
         if ('allThreadsInState' in w) {
-          allOf.push({ work, state: w.allThreadsInState, resource, description, evidence: effect.evidence, ruleId: rule.id, site: alt.site });
+          allOf.push({ work, state: w.allThreadsInState, resource, description, evidence: effect.evidence, ruleId: rule.id, site });
           continue;
         }
         const edge: Edge = {
@@ -266,7 +287,7 @@ function threadStage(
           to: resNode(resource),
           evidence: effect.evidence,
           ruleId: rule.id,
-          site: alt.site,
+          site,
           description,
         };
         if (effect.timed) edge.timed = true;
@@ -282,12 +303,16 @@ function threadStage(
           to: threadNode(work.key),
           evidence: effect.evidence,
           ruleId: rule.id,
-          site: alt.site,
+          site,
           description: h.description ? shared(templates.expand(h.description, alt.captures).text) : '',
         });
       }
     }
   }
+  // The groups are in the works now (a list of 100,000 would stay to the end of the stage).
+  groups.length = 0;
+  atStageEnd?.();
+  const byKey = mapBy(works, (w) => w.key);
   // All-of waits: one edge to every other thread in the named state.
   // Only the states some all-of wait names are gathered and sorted (most dumps name none).
   const wantedStates = new Set(allOf.map((a) => a.state));
@@ -364,11 +389,11 @@ function threadStage(
     if (e.kind === 'holds') {
       const w = byKey.get(e.to.slice('thread:'.length));
       const res = e.from.slice('res:'.length);
-      if (w && !w.analysis.holds.includes(res)) w.analysis.holds.push(res);
+      if (w) addItem(w.analysis, 'holds', res);
     } else {
       const w = byKey.get(e.from.slice('thread:'.length));
       const target = e.kind === 'waits' ? e.to.slice('res:'.length) : e.to;
-      if (w && !w.analysis.waitsFor.includes(target)) w.analysis.waitsFor.push(target);
+      if (w) addItem(w.analysis, 'waitsFor', target);
     }
   }
   // Room for their items only (a list pushed from empty keeps room for 17): they live as long as
@@ -429,7 +454,7 @@ function verdictStage(session: Session, stage: ThreadStage, dump: Dump): Analysi
       edges.push(e);
       const t = byKey.get(e.to.slice('thread:'.length));
       const res = e.from.slice('res:'.length);
-      if (t && !t.holds.includes(res)) t.holds.push(res);
+      if (t) addItem(t, 'holds', res);
     }
   }
   const verdict = decision.verdict;
@@ -483,7 +508,7 @@ function waitsOnlyInUnnamedFrames(w: ThreadWork): boolean {
  * One thread's settled rules, state and analysis record (runs once per thread: plain loops, no
  * closures or spreads, and the one-backtrace case — nearly every thread — without a summary list).
  */
-function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[]): ThreadWork {
+function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[], ruleLists: (ids: string[]) => string[]): { work: ThreadWork; fired: FiredRule[] } {
   const primary = g.primary;
   const fired = settleRules(session.rules, session.order, g.merged.length === 0 ? [primary] : [primary, ...g.merged], processFlags);
   // A `running` rule (a lock's fast path) speaks for the thread only on its own stack, not on a
@@ -538,17 +563,22 @@ function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[]): 
     state = 'running';
     stateText = 'running (not blocked in a wait)';
   }
-  const ruleIds: string[] = new Array<string>(fired.length);
-  for (let k = 0; k < fired.length; k++) ruleIds[k] = (fired[k] as FiredRule).rule.id;
-  const merged: number[] = new Array<number>(g.merged.length);
-  for (let k = 0; k < g.merged.length; k++) merged[k] = (g.merged[k] as BacktraceSummary).index;
+  const ids: string[] = new Array<string>(fired.length);
+  for (let k = 0; k < fired.length; k++) ids[k] = (fired[k] as FiredRule).rule.id;
+  // Threads that fired the same rules share one list (a pool of workers fires the same few).
+  const ruleIds = ruleLists(ids);
+  let merged = NO_MERGED;
+  if (g.merged.length > 0) {
+    merged = new Array<number>(g.merged.length);
+    for (let k = 0; k < g.merged.length; k++) merged[k] = (g.merged[k] as BacktraceSummary).index;
+  }
   const idle = stateRule?.effect.idle === true;
   // Two literals rather than a spread of an optional field: the same key order, without a
   // generic property copy for each of 100,000 threads.
   const analysis: ThreadAnalysis = stateRule
-    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, signalWake, truncated }
-    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: [], holds: [], rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, signalWake, truncated };
-  return { key: g.key, primary, merged: g.merged, fired, stateRule, analysis, blocked, timed };
+    ? { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: NO_ITEMS, holds: NO_ITEMS, rules: ruleIds, stateRule: stateRule.id, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, signalWake, truncated }
+    : { key: g.key, id: info?.id ?? null, lwp: info?.lwp ?? null, ptid: info?.ptid ?? null, name: info?.name ?? null, state, stateText, waitsFor: NO_ITEMS, holds: NO_ITEMS, rules: ruleIds, acquireSite: acquire, backtrace: primary.index, merged, idle, blocked, timed, outside, signalWake, truncated };
+  return { work: { key: g.key, primary, merged: g.merged.length === 0 ? NO_SUMMARIES : g.merged, stateRule, analysis, blocked, timed }, fired };
 }
 
 /**
@@ -593,6 +623,49 @@ function waitInfo(
   }
   const query = w.ownerQuery ? templates.expand(w.ownerQuery, captures) : null;
   return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null, holderHint };
+}
+
+/**
+ * The backtraces merged into a thread of none (nearly every thread): one list for all. Frozen:
+ * nothing may add to a list every such thread shares.
+ */
+const NO_MERGED: number[] = Object.freeze([]) as unknown as number[];
+const NO_SUMMARIES: BacktraceSummary[] = Object.freeze([]) as unknown as BacktraceSummary[];
+
+/**
+ * The empty waitsFor / holds list every thread starts with (most hold nothing): one for all until
+ * addItem gives a thread its own. Frozen, so nothing adds to it by mistake.
+ */
+const NO_ITEMS: string[] = Object.freeze([]) as unknown as string[];
+
+/** Adds `item` to a thread's waitsFor or holds list once, giving it a list of its own first. */
+function addItem(thread: ThreadAnalysis, list: 'waitsFor' | 'holds', item: string): void {
+  const items = thread[list];
+  if (items === NO_ITEMS) thread[list] = [item];
+  else if (!items.includes(item)) items.push(item);
+}
+
+/** Whether two frame references name the same frame the same way (then one object serves both). */
+function sameFrame(a: FrameRef | null, b: FrameRef | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  return a.backtrace === b.backtrace && a.level === b.level && a.function === b.function && a.file === b.file && a.line === b.line && a.sourceLine === b.sourceLine && a.code === b.code;
+}
+
+/**
+ * One frozen list for equal lists of strings, for this analysis only. The threads' rule lists
+ * are read, never changed, after the analysis: 100,000 threads of a few kinds need a few lists.
+ */
+function listPool(): (items: string[]) => string[] {
+  const pool = new Map<string, string[]>();
+  return (items) => {
+    const key = items.join('\n');
+    const known = pool.get(key);
+    if (known !== undefined) return known;
+    Object.freeze(items);
+    pool.set(key, items);
+    return items;
+  };
 }
 
 /** One string for equal strings, for this analysis only (no state outlives it). */

@@ -47,11 +47,14 @@ export interface DeadlockInput {
 }
 
 export function buildDeadlocks(input: DeadlockInput): Deadlock[] {
+  const components = findCycleComponents(input.edges);
+  // No cycle (most dumps): no lookups over every thread and wait.
+  if (components.length === 0) return [];
   const threadsByKey = new Map<ThreadKey, ThreadAnalysis>();
   for (const t of input.threads) threadsByKey.set(t.key, t);
   const labelByEdge = new Map<Edge, string | null>();
   for (const w of input.waits) labelByEdge.set(w.edge, w.label);
-  return findCycleComponents(input.edges).map((component) => toDeadlock(component, input, threadsByKey, labelByEdge));
+  return components.map((component) => toDeadlock(component, input, threadsByKey, labelByEdge));
 }
 
 function toDeadlock(component: CycleComponent, input: DeadlockInput, threadsByKey: Map<ThreadKey, ThreadAnalysis>, labelByEdge: Map<Edge, string | null>): Deadlock {

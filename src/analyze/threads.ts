@@ -15,7 +15,6 @@ export interface ThreadWork {
   key: string;
   primary: BacktraceSummary;
   merged: BacktraceSummary[];
-  fired: FiredRule[];
   /** The rule that set the state, or null. */
   stateRule: ThreadRule | null;
   analysis: ThreadAnalysis;

@@ -550,11 +550,20 @@ function unique(keys: ThreadKey[]): ThreadKey[] {
 }
 
 /** `thread 2` / `threads 2, 3` (numbers as gdb users say them). */
+/**
+ * How many threads a reason names before it counts the rest: a reason of a 100,000-thread dump
+ * listed 64,000 numbers in one sentence. The reason's `threads` still lists every one.
+ */
+const LISTED_THREADS = 20;
+
 export function listThreads(keys: readonly ThreadKey[]): string {
   const numbered = keys.filter((k) => !k.startsWith('bt@'));
   const headerless = keys.filter((k) => k.startsWith('bt@')).map((k) => `the backtrace at line ${k.slice(3)}`);
-  const parts = numbered.length > 0 ? [`${numbered.length === 1 ? 'thread' : 'threads'} ${numbered.join(', ')}`] : [];
-  return joinAnd([...parts, ...headerless]);
+  const parts = numbered.length > 0 ? [`${numbered.length === 1 ? 'thread' : 'threads'} ${numbered.slice(0, LISTED_THREADS).join(', ')}`] : [];
+  const shown = [...parts, ...headerless.slice(0, LISTED_THREADS)];
+  const more = Math.max(0, numbered.length - LISTED_THREADS) + Math.max(0, headerless.length - LISTED_THREADS);
+  if (more > 0) shown.push(`${more.toLocaleString('en-US')} more`);
+  return joinAnd(shown);
 }
 
 function joinAnd(parts: string[]): string {

@@ -55,6 +55,8 @@ export function findCycleComponents(edges: Edge[]): CycleComponent[] {
   // The components of buildWaitGraph(edges), found on integer arrays (memory: 300 MB dumps).
   const componentOf = new Map<string, number>();
   const components = componentsOfEdges(edges).filter((c) => c.length > 1 && c.some(isThreadNode));
+  // Most dumps have no cycle: the maps below would index every edge of 100,000 threads for nothing.
+  if (components.length === 0) return [];
   components.forEach((c, i) => c.forEach((n) => componentOf.set(n, i)));
   const edgesByFrom = new Map<string, Edge[]>();
   for (const e of edges) {

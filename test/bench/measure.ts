@@ -1,6 +1,6 @@
 /** Running a measured child process: wall time, exit code, stderr, peak RSS when probed. */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DIR } from '../helpers/generate-dump.js';
@@ -35,6 +35,9 @@ let probeCounter = 0;
 /** Runs `command args` and measures its wall time from spawn to exit. Never throws for a failing child. */
 export function runChild(command: string, args: string[], options: ChildOptions = {}): Promise<ChildRun> {
   const rssFile = options.probeRss === true ? join(BENCH_DIR, `rss-${process.pid}-${probeCounter++}.json`) : null;
+  // `--hang-shapes` alone on a fresh machine runs before anything else made the folder: the probe
+  // could not write its file, and every RSS and CPU figure came out NaN.
+  if (rssFile !== null) mkdirSync(BENCH_DIR, { recursive: true });
   const fullArgs = rssFile !== null ? ['--import', PROBE_URL, ...args] : args;
   const outFd = typeof options.stdoutFile === 'string' ? openSync(options.stdoutFile, 'w') : null;
   const stdout = outFd !== null ? outFd : options.stdoutFile === null ? 'ignore' : 'pipe';

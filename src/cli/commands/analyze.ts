@@ -19,6 +19,7 @@ import { renderDocument } from '../../report/document.js';
 import { textWidth } from '../text-width.js';
 import { gdbCommandFile } from '../../analyze/gdb-commands.js';
 import { checkWritable, writeOutputFile } from '../output-file.js';
+import { collectAtStageEnd } from '../heap-growth.js';
 import { addRedactOption, readInputText, redactLevel } from '../redact-option.js';
 import { analyzeText } from '../../analyze/index.js';
 import { redactText } from '../../analyze/redact/index.js';
@@ -93,7 +94,7 @@ export function registerAnalyze(program: Command, io: CliIO, sink: ExitSink): vo
       for (const file of inputs) {
         // The source reader reads each thread's frames, so they are kept until the analysis is done.
         const keepFrames = keepAll || source !== undefined || needsFrames(flags);
-        const options = source !== undefined ? { rules, keepFrames: true, source } : { rules, keepFrames };
+        const options = source !== undefined ? { rules, keepFrames: true, source, atStageEnd: collectAtStageEnd } : { rules, keepFrames, atStageEnd: collectAtStageEnd };
         let analysis: Analysis;
         let shown = file;
         if (level === null) analysis = await analyzeStream(readInputChunks(file, io), options);
