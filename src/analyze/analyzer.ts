@@ -3,7 +3,7 @@
  * keeps only a small summary; `finish` does the cross-thread work (merging headerless
  * backtraces, process-wide conditions, all-of waits, owner facts, the graph, verdicts).
  */
-import type { Analysis, Deadlock, Edge, FrameRef, OwnerFact, ThreadAnalysis, UnlinkedOwner, UnresolvedWait } from '../model/analysis.js';
+import type { Analysis, Deadlock, Edge, OwnerFact, ThreadAnalysis, UnlinkedOwner, UnresolvedWait } from '../model/analysis.js';
 import type { Backtrace, Dump } from '../model/dump.js';
 import { compareThreadKeys, resourceNode, threadNode } from '../model/ids.js';
 import { DumpParser, parseDumpStream } from '../parse/index.js';
@@ -272,8 +272,7 @@ function threadStage(
     works[i] = work;
     for (const { rule, alt } of fired) {
       const effect = rule.effect;
-      // The site a rule names is most often the thread's acquire site: one object for both.
-      const site = sameFrame(alt.site, work.analysis.acquireSite) ? work.analysis.acquireSite : alt.site;
+      const site = alt.site;
       for (const w of effect.waits ?? []) {
         const resource = shared(expandResource(templates, w.resource, alt.captures, work.key));
         const description = shared(templates.expand(w.description, alt.captures).text);
@@ -643,13 +642,6 @@ function addItem(thread: ThreadAnalysis, list: 'waitsFor' | 'holds', item: strin
   const items = thread[list];
   if (items === NO_ITEMS) thread[list] = [item];
   else if (!items.includes(item)) items.push(item);
-}
-
-/** Whether two frame references name the same frame the same way (then one object serves both). */
-function sameFrame(a: FrameRef | null, b: FrameRef | null): boolean {
-  if (a === b) return true;
-  if (a === null || b === null) return false;
-  return a.backtrace === b.backtrace && a.level === b.level && a.function === b.function && a.file === b.file && a.line === b.line && a.sourceLine === b.sourceLine && a.code === b.code;
 }
 
 /**

@@ -549,13 +549,13 @@ function unique(keys: ThreadKey[]): ThreadKey[] {
   return [...new Set(keys)];
 }
 
-/** `thread 2` / `threads 2, 3` (numbers as gdb users say them). */
 /**
  * How many threads a reason names before it counts the rest: a reason of a 100,000-thread dump
  * listed 64,000 numbers in one sentence. The reason's `threads` still lists every one.
  */
 const LISTED_THREADS = 20;
 
+/** `thread 2` / `threads 2, 3` (numbers as gdb users say them), `… and 40 more` past LISTED_THREADS. */
 export function listThreads(keys: readonly ThreadKey[]): string {
   const numbered = keys.filter((k) => !k.startsWith('bt@'));
   const headerless = keys.filter((k) => k.startsWith('bt@')).map((k) => `the backtrace at line ${k.slice(3)}`);
