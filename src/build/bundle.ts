@@ -56,6 +56,11 @@ const REPO_ROOT = dirname(dirname(SRC_DIR));
 const ENTRY = join(CLI_DIR, 'main.js');
 const BUNDLE = join(CLI_DIR, 'waitgraph.cjs');
 const EARLY_BUNDLE = join(CLI_DIR, 'waitgraph-early.cjs');
+/**
+ * run-bundle.js as CommonJS, for bin/waitgraph.js: a CommonJS entry starts without Node's ES
+ * module loader (~7 ms of every start, issue 18 figure 4), so it must not import an ES module.
+ */
+const RUNNER = join(CLI_DIR, 'run-bundle.cjs');
 /** What `attach` and `core` run before the rest is loaded (see cli/main.ts and live/early.ts). */
 const EARLY_ENTRY = join(SRC_DIR, 'live', 'early.js');
 /** Chunk files of the earlier ESM bundle layout, removed when found. */
@@ -63,7 +68,7 @@ const OLD_CHUNK_PREFIX = 'bundle-';
 // web-tree-sitter (`--source` only) finds its own wasm next to its files: it stays a package, loaded on first use.
 const EXTERNAL = ['@viz-js/viz', 'web-tree-sitter'];
 /** main.js after this step; tsc's main.js never starts with it. */
-const LOADER_MARK = '// waitgraph bundle loader (src/build/bundle.ts)';
+export const LOADER_MARK = '// waitgraph bundle loader (src/build/bundle.ts)';
 const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph-early.cjs', import.meta.url), new URL('./waitgraph.cjs', import.meta.url));\n`;
 /** The run whose compiled functions the code cache keeps. */
 const CACHE_RUN_INPUT = join(REPO_ROOT, 'fixtures', 'enzyme-autodiff-deferred.txt');
@@ -124,7 +129,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const entrySource = readFileSync(ENTRY, 'utf8');
-  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE) && existsSync(EARLY_BUNDLE)) {
+  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE) && existsSync(EARLY_BUNDLE) && existsSync(RUNNER)) {
     // tsc rewrites main.js on every run, so no tsc ran since this bundle was made: it is current.
     console.log('bundle: dist/src/cli/waitgraph.cjs is already the bundle of the current dist/src');
     return 0;
@@ -203,6 +208,11 @@ async function main(): Promise<number> {
     sizes.push(text.length);
     if (buildIdOf(text) !== id) throw new Error(`bundle: the build id is not on ${file}'s first line`);
   }
+  // The CommonJS runner bin/waitgraph.js requires (run-bundle.js imports node builtins only).
+  const runner = await esbuild.build({ ...common, banner: {}, entryPoints: [join(CLI_DIR, 'run-bundle.js')] });
+  const [runnerOut] = runner.outputFiles;
+  if (runnerOut === undefined) throw new Error('bundle: esbuild wrote no run-bundle.cjs');
+  writeFileSync(RUNNER, runnerOut.text);
   // The loader goes last (renamed into place), so main.js never names a bundle that is not there yet.
   const temp = `${ENTRY}.${process.pid}.tmp`;
   writeFileSync(temp, LOADER);

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILTIN_JSON, builtinFileStates, builtinJsonUrl, type BuiltinJson } from '../rules/builtin.js';
+import { BUILTIN_JSON, builtinDirStates, builtinFileStates, builtinJsonUrl, type BuiltinJson } from '../rules/builtin.js';
 import { builtinPrimitiveFiles, builtinRuleFiles } from '../rules/builtin-dir.js';
 import { builtinRulesDir, loadRules, readPrimitives, readRuleFile } from '../rules/load.js';
 import { builtinVocabularyFiles, sourceLocksJsonUrl, type SourceLocksJson } from '../rules/source-locks.js';
@@ -18,7 +18,8 @@ function precompile(): string {
   // The whole set must load (ids unique, unlessRules resolvable, …) before it is stored.
   loadRules();
   const json: BuiltinJson = {
-    version: 2,
+    version: 3,
+    dirs: builtinDirStates(dir),
     files: builtinFileStates(dir),
     primitives: builtinPrimitiveFiles(dir).map((path) => {
       const read = readPrimitives(join(dir, path), path);

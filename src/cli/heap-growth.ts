@@ -11,7 +11,7 @@
  * rejected by every start without it. Small inputs never grow the heap far, so they lose nothing.
  * V8 reads the factor at each full collection, so setting it while the input is read takes effect.
  */
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { createRequire } from 'node:module';
 import { runInNewContext } from 'node:vm';
 
 /** From this many bytes of input on, the heap grows slowly. */
@@ -21,6 +21,8 @@ export const BIG_INPUT_BYTES = 32 * 1024 * 1024;
 const COLLECT_ABOVE_BYTES = 128 * 1024 * 1024;
 
 export function growHeapSlowly(): void {
+  // Required here, not imported: node:v8 is ~2 ms of every start (issue 18, figure 4), and only big inputs need it.
+  const { setFlagsFromString } = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
   setFlagsFromString('--heap-growing-percent=25');
   // For collectAtStageEnd: a context made after this flag has V8's `gc` function.
   setFlagsFromString('--expose-gc');
@@ -36,7 +38,7 @@ export function growHeapSlowly(): void {
  * collection (~0.3-0.6 s there) V8 would have made soon after anyway.
  */
 export function collectAtStageEnd(): void {
-  if (getHeapStatistics().used_heap_size < COLLECT_ABOVE_BYTES) return;
+  if (process.memoryUsage().heapUsed < COLLECT_ABOVE_BYTES) return;
   const gc: unknown = runInNewContext('typeof gc === "function" ? gc : null');
   if (typeof gc === 'function') gc();
 }

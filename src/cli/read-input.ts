@@ -6,8 +6,9 @@
  * Decoding is streaming UTF-8 (utf8Chunks), so a character split across two chunks comes out
  * whole; invalid bytes become U+FFFD instead of throwing.
  */
-import { statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+// The callback API, not node:fs/promises: that module (and the readline it loads) is ~1.3 ms of
+// every start (issue 18, figure 4) for the three calls below.
+import { close, open, read, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { CliIO } from './io.js';
@@ -98,16 +99,16 @@ export function readInputChunks(pathOrDash: string | undefined, io: CliIO): Asyn
  * the 300 MB dump reusing one buffer lowered the peak RSS by ~25 MB; issue 7, figure 3).
  */
 async function* readFileBytes(path: string): AsyncGenerator<Uint8Array> {
-  const handle = await open(path, 'r');
+  const fd = await new Promise<number>((done, fail) => open(path, 'r', (error, opened) => (error ? fail(error) : done(opened))));
   try {
     const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      const bytesRead = await new Promise<number>((done, fail) => read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? fail(error) : done(n))));
       if (bytesRead === 0) return;
       yield buffer.subarray(0, bytesRead);
     }
   } finally {
-    await handle.close();
+    await new Promise<void>((done, fail) => close(fd, (error) => (error ? fail(error) : done())));
   }
 }
 

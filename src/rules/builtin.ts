@@ -16,7 +16,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { RuleError } from '../errors.js';
-import { builtinPrimitiveFiles, builtinRulesDir, builtinRuleFiles } from './builtin-dir.js';
+import { builtinPrimitiveFiles, builtinRulesDir, builtinRuleFiles, packFolders } from './builtin-dir.js';
 import { assembleRules, compileFrame, type Fail, type RuleEntry } from './compile.js';
 import type { CycleRuleRaw, FrameConditionRaw, LocalsRuleRaw, ThreadRuleRaw } from './schema.js';
 import type { LoadedRules } from './types.js';
@@ -30,7 +30,13 @@ export function builtinJsonUrl(): URL {
 }
 
 export interface BuiltinJson {
-  version: 2;
+  version: 3;
+  /**
+   * The packs folder ('') and each pack folder, with its modification time at build time: a file
+   * or folder added, removed or renamed in a folder changes that folder's time, so a start checks
+   * these and the files below without listing any folder (~2 ms of every start, issue 18 figure 4).
+   */
+  dirs: Array<{ path: string; mtimeMs: number }>;
   /** Every primitives file and rule file, relative to the packs folder, with what they were at build time. */
   files: Array<{ path: string; size: number; mtimeMs: number }>;
   /** Each pack's primitives file (`glibc/primitives.yaml`) and its validated conditions, in pack order. */
@@ -46,6 +52,11 @@ export function builtinFileStates(dir: string): BuiltinJson['files'] {
   });
 }
 
+/** The packs folder and its pack folders with their modification times (see BuiltinJson.dirs). */
+export function builtinDirStates(dir: string): BuiltinJson['dirs'] {
+  return ['', ...packFolders(dir)].map((path) => ({ path, mtimeMs: statSync(join(dir, path)).mtimeMs }));
+}
+
 /** The compiled JSON when it exists and matches the rule files on disk; else null. */
 function readFreshJson(dir: string): BuiltinJson | null {
   let json: BuiltinJson;
@@ -54,20 +65,23 @@ function readFreshJson(dir: string): BuiltinJson | null {
   } catch {
     return null;
   }
-  if (json.version !== 2 || !json.primitives.every((p) => Array.isArray(p.lockWrappers))) return null;
-  let now: BuiltinJson['files'];
+  if (json.version !== 3 || !json.primitives.every((p) => Array.isArray(p.lockWrappers))) return null;
+  return statesMatch(json, dir) ? json : null;
+}
+
+/** Whether the folders and files under `dir` are as `json` recorded them (nothing added, removed or changed). */
+export function statesMatch(json: Pick<BuiltinJson, 'dirs' | 'files'>, dir: string): boolean {
   try {
-    now = builtinFileStates(dir);
+    // The same folders hold the same names (their times), and every file is as it was.
+    for (const d of json.dirs) if (statSync(join(dir, d.path)).mtimeMs !== d.mtimeMs) return false;
+    for (const f of json.files) {
+      const stat = statSync(join(dir, f.path));
+      if (stat.size !== f.size || stat.mtimeMs !== f.mtimeMs) return false;
+    }
   } catch {
-    return null;
+    return false;
   }
-  if (now.length !== json.files.length) return null;
-  for (let i = 0; i < now.length; i++) {
-    const a = now[i]!;
-    const b = json.files[i]!;
-    if (a.path !== b.path || a.size !== b.size || a.mtimeMs !== b.mtimeMs) return null;
-  }
-  return json;
+  return true;
 }
 
 function compileJson(json: BuiltinJson, dir: string): LoadedRules {

@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/program.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { buildIdOf, cachePathOf, readCache } from '../../src/cli/run-bundle.js';
-import { asciiOnly } from '../../src/build/bundle.js';
+import { asciiOnly, LOADER_MARK } from '../../src/build/bundle.js';
+import { spawnSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
 import { runInNewContext } from 'node:vm';
-import { FOUNDING, ROOT } from '../helpers/paths.js';
+import { BIN, FOUNDING, ROOT } from '../helpers/paths.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -109,4 +110,25 @@ test('asciiOnly escapes what esbuild leaves (comments, regex literals) without c
   const run = (code: string): string => JSON.stringify(runInNewContext(code));
   assert.equal(run(escaped), run(source));
   assert.equal(run(escaped), JSON.stringify([true, true, true, 3, 'gef➤']));
+});
+
+test('bin/waitgraph.js is CommonJS and starts the bundle without Node\'s ES module loader', { skip: notBundled }, () => {
+  // The loader mark it looks for is the one the build writes.
+  assert.ok(readFileSync(BIN, 'utf8').includes(`const LOADER_MARK = '${LOADER_MARK}';`), 'bin/waitgraph.js names the build\'s loader mark');
+  assert.equal((JSON.parse(readFileSync(join(ROOT, 'bin', 'package.json'), 'utf8')) as { type: string }).type, 'commonjs');
+  // Which internal modules the run loaded, printed by a preloaded script at exit.
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-modules-'));
+  try {
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList)));\n");
+    const run = spawnSync(process.execPath, ['--require', probe, BIN, FOUNDING], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    assert.equal(run.status, 1, 'the founding report is a deadlock');
+    assert.match(run.stdout, /^Deadlock: /);
+    const loaded = JSON.parse(run.stderr) as string[];
+    for (const module of ['internal/modules/esm/module_job', 'internal/modules/esm/translators', 'v8', 'fs/promises']) {
+      assert.ok(!loaded.includes(`NativeModule ${module}`), `${module} is not loaded by a start on a dump`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -5,12 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { analyzeText } from '../../src/analyze/index.js';
 import { renderJson } from '../../src/report/index.js';
 import { loadRules } from '../../src/rules/load.js';
+import { builtinDirStates, builtinFileStates, statesMatch } from '../../src/rules/builtin.js';
 import type { LoadedRules } from '../../src/rules/types.js';
 import { FIXTURES, ROOT } from '../helpers/paths.js';
 
@@ -65,3 +67,42 @@ test('every fixture dump is analysed the same with the JSON-compiled rules', asy
   assert.ok(compared > 50, `compared ${compared} dumps`);
 });
 
+
+test('the JSON is used only while no pack folder or rule file changed since the build (no folder is listed at a start)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-packs-'));
+  try {
+    mkdirSync(join(dir, 'mypack'));
+    writeFileSync(join(dir, 'mypack', 'primitives.yaml'), 'primitives: []\n');
+    writeFileSync(join(dir, 'mypack', 'mypack.a.yaml'), 'id: mypack.a\n');
+    // Times one second in the past, so any change below gives a new time even on a coarse clock.
+    const past = new Date(Date.now() - 10_000);
+    for (const p of ['mypack/primitives.yaml', 'mypack/mypack.a.yaml', 'mypack', '']) utimesSync(join(dir, p), past, past);
+    const built = () => ({ dirs: builtinDirStates(dir), files: builtinFileStates(dir) });
+    const states = built();
+    assert.deepEqual(states.dirs.map((d) => d.path), ['', 'mypack']);
+    assert.deepEqual(states.files.map((f) => f.path), ['mypack/primitives.yaml', 'mypack/mypack.a.yaml']);
+    assert.equal(statesMatch(states, dir), true, 'unchanged');
+
+    writeFileSync(join(dir, 'mypack', 'mypack.a.yaml'), 'id: mypack.a\nsummary: edited\n');
+    assert.equal(statesMatch(states, dir), false, 'a rule file edited in place');
+
+    const again = built();
+    writeFileSync(join(dir, 'mypack', 'mypack.b.yaml'), 'id: mypack.b\n');
+    assert.equal(statesMatch(again, dir), false, 'a rule file added to a pack');
+
+    const third = built();
+    renameSync(join(dir, 'mypack', 'mypack.b.yaml'), join(dir, 'mypack', 'mypack.c.yaml'));
+    assert.equal(statesMatch(third, dir), false, 'a rule file renamed');
+
+    const fourth = built();
+    mkdirSync(join(dir, 'otherpack'));
+    assert.equal(statesMatch(fourth, dir), false, 'a pack added');
+
+    const fifth = built();
+    rmSync(join(dir, 'mypack', 'mypack.c.yaml'));
+    assert.equal(statesMatch(fifth, dir), false, 'a rule file removed');
+    assert.equal(statesMatch(built(), dir), true, 'recorded again: unchanged');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

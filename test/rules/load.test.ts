@@ -104,6 +104,18 @@ test('name patterns: exact, prefix, glob, underscores', () => {
   assert.ok(process.hrtime.bigint() - start < 2_000_000_000n);
 });
 
+test('a glob is tokenized on first use, but a lone trailing backslash is refused when it is compiled', () => {
+  for (const bad of ['a\\', 'a\\\\\\', '\\']) assert.throws(() => compilePattern({ glob: bad }), /ends with a lone backslash/, bad);
+  // An escaped backslash at the end is a literal backslash.
+  assert.equal(compilePattern({ glob: 'a\\\\' })('a\\'), true);
+  assert.equal(compilePattern({ glob: '*\\*' })('x*'), true);
+  assert.equal(compilePattern({ glob: '*\\*' })('xy'), false);
+  // The leading characters the matcher indexes on: an escape's character, none for a wildcard.
+  assert.deepEqual([...(compilePattern({ glob: ['\\?x*', 'pthread_*'] }).leading?.chars ?? [])].sort(), ['?'.charCodeAt(0), 'p'.charCodeAt(0)].sort());
+  assert.equal(compilePattern({ glob: ['*x', 'p*'] }).leading, undefined);
+  assert.equal(compilePattern({ glob: ['?x'] }).leading, undefined);
+});
+
 test('function names are normalised before matching', () => {
   assert.equal(normalizeFunctionName('sem_wait@@GLIBC_2.2.5'), 'sem_wait');
   assert.equal(normalizeFunctionName('pthread_cond_wait@plt'), 'pthread_cond_wait');

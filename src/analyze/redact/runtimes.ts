@@ -12,7 +12,11 @@
  *   but every stack of that runtime shows (`start_thread`, `clone3`, `jl_apply`, `PyEval_*`).
  */
 import type { Frame } from '../../model/dump.js';
-import { compilePattern, normalizeFunctionName, type FrameCondition, type LoadedRules } from '../../rules/index.js';
+// From the modules themselves, not rules/index.js: that re-exports the YAML loader, whose zod
+// schemas would then be built on every start (~8 ms of the founding report).
+import { normalizeFunctionName } from '../../rules/function-names.js';
+import { compilePattern } from '../../rules/pattern.js';
+import type { FrameCondition, LoadedRules } from '../../rules/types.js';
 
 interface Runtime {
   /** The pack (or runtime) the names come from. */
