@@ -505,6 +505,9 @@ function okReason(input: VerdictInput, roots: Array<{ key: ThreadKey; kind: Root
   const unnamed = byKind.has('unnamed');
   let text = unnamed
     ? `${blocked.length === 1 ? `${capitalise(listThreads([blocked[0]!.key]))} seems` : `${everyBlocked ? 'Every thread seems' : `${blocked.length} threads seem`}`} blocked, but ${joinAnd(parts)}, so the text does not show a wait that cannot end. Capture again with libc's debug symbols (libc6-dbg, glibc-debuginfo or debuginfod) to tell.`
+    : parts.length === 0
+    ? // No thread goes on by itself: each wait can end through a holder the text does not show (said below).
+      `${everyBlocked ? 'Every thread is' : blocked.length === 1 ? `${capitalise(listThreads([blocked[0]!.key]))} is` : `${blocked.length} threads are`} blocked, but every wait can still end${everyBlocked ? ': the process is idle, not hung' : ''}.`
     : everyBlocked
     ? `Every thread is blocked, but ${joinAnd(parts)}: the process is idle, not hung, and every wait can still end.`
     : `${blocked.length === 1 ? `${capitalise(listThreads([blocked[0]!.key]))} is` : `${blocked.length} threads are`} blocked, but ${joinAnd(parts)}, so every wait can still end.`;
