@@ -3,7 +3,7 @@
  * For each shape, a dump of ~300 MB (10× the threads of a ~30 MB one; 30 and 3 MB with --quick),
  * generated into a fresh temp dir and removed after:
  *   - output / input: the text and the JSON report of the big dump, each over the dump's size (≤ 2);
- *   - peak RSS of the CLI child (resourceUsage().maxRSS, rss-probe.ts) on the big dump, text and
+ *   - peak RSS of the CLI child (resourceUsage().maxRSS, rss-probe.cts) on the big dump, text and
  *     JSON (≤ 512 MiB);
  *   - time(10× threads) / time(threads), JSON report (≤ 11; wall time, with the CPU-time ratio,
  *     which a loaded machine distorts less).

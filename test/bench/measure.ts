@@ -28,7 +28,7 @@ export interface ChildOptions {
   timeoutMs?: number;
 }
 
-const PROBE_URL = new URL('./rss-probe.js', import.meta.url).href;
+const PROBE_PATH = fileURLToPath(new URL('./rss-probe.cjs', import.meta.url));
 
 let probeCounter = 0;
 
@@ -38,7 +38,7 @@ export function runChild(command: string, args: string[], options: ChildOptions 
   // `--hang-shapes` alone on a fresh machine runs before anything else made the folder: the probe
   // could not write its file, and every RSS and CPU figure came out NaN.
   if (rssFile !== null) mkdirSync(BENCH_DIR, { recursive: true });
-  const fullArgs = rssFile !== null ? ['--import', PROBE_URL, ...args] : args;
+  const fullArgs = rssFile !== null ? ['--require', PROBE_PATH, ...args] : args;
   const outFd = typeof options.stdoutFile === 'string' ? openSync(options.stdoutFile, 'w') : null;
   const stdout = outFd !== null ? outFd : options.stdoutFile === null ? 'ignore' : 'pipe';
   return new Promise((resolve, reject) => {
