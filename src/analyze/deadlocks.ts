@@ -3,7 +3,10 @@
  * cycle rule or from the rules on the cycle, a signature free of numbers and addresses), and the
  * waits whose holder the input does not show. The verdict itself is verdict.ts's.
  */
-import { createHash } from 'node:crypto';
+// sha256 in JavaScript, not node:crypto: loading node:crypto was ~2.5 ms of every start with a
+// cycle in it, for one hash of a few hundred bytes (issue 18, figure 4). Same digest.
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import type { CycleStep, Deadlock, Edge, ThreadAnalysis, ThreadKey, UnresolvedWait } from '../model/analysis.js';
 import { findCycleComponents, type CycleComponent } from '../graph/index.js';
 import { compareThreadKeys, isThreadNode, nodeKey } from '../model/ids.js';
@@ -141,7 +144,7 @@ function signature(component: CycleComponent, acquireNames: DeadlockInput['acqui
     const what = e.kind === 'waits-thread' ? `all:${e.viaState ?? '?'}:${e.allOf ? resourceKind(e.allOf) : ''}` : resourceKind(nodeKey(e.to));
     tokens.add(`${site} > ${what}`);
   }
-  return createHash('sha256').update([...tokens].sort().join('\n')).digest('hex').slice(0, 12);
+  return bytesToHex(sha256(utf8ToBytes([...tokens].sort().join('\n')))).slice(0, 12);
 }
 
 export function threadName(t: ThreadAnalysis | undefined, key: ThreadKey): string {

@@ -74,6 +74,36 @@ const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\naw
 const CACHE_RUN_INPUT = join(REPO_ROOT, 'fixtures', 'enzyme-autodiff-deferred.txt');
 const CJS_BANNER = "const __waitgraphBundleUrl = require('node:url').pathToFileURL(__filename).href;";
 
+/**
+ * commander's command.js requires node:child_process at its top, for executable subcommands
+ * (`program.command('x', 'desc')` running `prog-x`), which waitgraph does not use; with net, dgram
+ * and the streams it loads, that is ~2 ms of every start (issue 18, figure 4). In the bundle the
+ * module is required on commander's first spawn instead. The line must be found as written, so a
+ * commander that changes it fails the build instead of loading child_process unnoticed.
+ */
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const COMMANDER_LAZY_CHILD_PROCESS = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+
+/** commander's lib/command.js with child_process required on first use (see COMMANDER_CHILD_PROCESS). */
+export function lazyCommanderSource(text: string): string {
+  const at = text.indexOf(COMMANDER_CHILD_PROCESS);
+  if (at < 0 || text.indexOf(COMMANDER_CHILD_PROCESS, at + 1) >= 0) throw new Error('bundle: commander/lib/command.js no longer requires child_process in the expected line');
+  if (/childProcess\.(?!spawn\()/.test(text)) throw new Error('bundle: commander/lib/command.js uses child_process for more than spawn');
+  return text.replace(COMMANDER_CHILD_PROCESS, COMMANDER_LAZY_CHILD_PROCESS);
+}
+
+/**
+ * chalk's own colour detection (its `#supports-color` import: node:tty, which loads net and the
+ * streams, and node:os) runs when chalk is imported, for chalk's default instances. waitgraph
+ * never uses them: report/index.ts's createChalk decides the level from the CLI's own TTY flag,
+ * NO_COLOR and FORCE_COLOR and passes it to `new Chalk({ level })`. In the bundle that import is
+ * a module that detects nothing, ~1–2 ms of every start whose output is not a terminal (issue 18,
+ * figure 4).
+ */
+const CHALK_SUPPORTS_COLOR_STUB = 'export default { stdout: false, stderr: false };\n';
+/** The stub's name in the bundle (its `// waitgraph-stub:…` comment). */
+export const CHALK_SUPPORTS_COLOR_STUB_PATH = 'chalk-supports-color-stub';
+
 /** `import.meta.url` of a dist/src module, as seen from the bundle in CLI_DIR. */
 function metaUrlFor(path: string): string {
   const rel = relative(CLI_DIR, path).split(sep).join('/');
@@ -182,6 +212,21 @@ async function main(): Promise<number> {
     entryPoints: [ENTRY],
     plugins: [
       sourcePlugin(shared),
+      {
+        name: 'waitgraph-chalk',
+        setup(build) {
+          build.onResolve({ filter: /^#supports-color$/ }, (args) =>
+            /[\\/]chalk[\\/]source[\\/]/.test(args.importer) ? { path: CHALK_SUPPORTS_COLOR_STUB_PATH, namespace: 'waitgraph-stub' } : undefined,
+          );
+          build.onLoad({ filter: /.*/, namespace: 'waitgraph-stub' }, () => ({ contents: CHALK_SUPPORTS_COLOR_STUB, loader: 'js' }));
+        },
+      },
+      {
+        name: 'waitgraph-commander',
+        setup(build) {
+          build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => ({ contents: lazyCommanderSource(readFileSync(args.path, 'utf8')), loader: 'js' }));
+        },
+      },
       {
         name: 'waitgraph-early-part',
         setup(build) {

@@ -1,12 +1,12 @@
 /**
  * Build step (`npm run build` runs it after tsc): reads and validates every built-in rule file
- * with the same reader as `loadRules()` and writes the validated data as `builtin-rules.json`
+ * with the same reader as `loadRules()` and writes the validated data as `builtin-rules.jsonl`
  * beside rules/builtin.js, which compiles it at startup without YAML or zod. A rule that does not
  * load fails the build with the loader's one-line error.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILTIN_JSON, builtinDirStates, builtinFileStates, builtinJsonUrl, type BuiltinJson } from '../rules/builtin.js';
+import { BUILTIN_JSON, builtinDirStates, builtinFileStates, builtinJsonLines, builtinJsonUrl, splitTexts, type BuiltinJson, type RuleTexts } from '../rules/builtin.js';
 import { builtinPrimitiveFiles, builtinRuleFiles } from '../rules/builtin-dir.js';
 import { builtinRulesDir, loadRules, readPrimitives, readRuleFile } from '../rules/load.js';
 import { builtinVocabularyFiles, sourceLocksJsonUrl, type SourceLocksJson } from '../rules/source-locks.js';
@@ -17,8 +17,9 @@ function precompile(): string {
   const dir = builtinRulesDir();
   // The whole set must load (ids unique, unlessRules resolvable, …) before it is stored.
   loadRules();
+  const texts: RuleTexts[] = [];
   const json: BuiltinJson = {
-    version: 3,
+    version: 4,
     dirs: builtinDirStates(dir),
     files: builtinFileStates(dir),
     primitives: builtinPrimitiveFiles(dir).map((path) => {
@@ -27,11 +28,17 @@ function precompile(): string {
     }),
     rules: builtinRuleFiles(dir).map(({ path, packFolder }) => {
       const entry = readRuleFile({ path: join(dir, path), display: path, builtin: true, packFolder });
-      if (entry.kind === 'locals') return { path, packFolder, kind: 'locals', raw: entry.raw };
-      return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: entry.raw } : { path, packFolder, kind: 'cycle', raw: entry.raw };
+      // The texts go to the file's second line (rules/builtin.ts reads them when a report needs them).
+      const keep = <T extends RuleTexts>(raw: T) => {
+        const split = splitTexts(raw);
+        texts.push(split.texts);
+        return split.raw;
+      };
+      if (entry.kind === 'locals') return { path, packFolder, kind: 'locals', raw: keep(entry.raw) };
+      return entry.kind === 'thread' ? { path, packFolder, kind: 'thread', raw: keep(entry.raw) } : { path, packFolder, kind: 'cycle', raw: keep(entry.raw) };
     }),
   };
-  writeFileSync(builtinJsonUrl(), `${JSON.stringify(json)}\n`);
+  writeFileSync(builtinJsonUrl(), builtinJsonLines(json, texts));
   // The packs' lock vocabulary for --source (rules/source-locks.ts), with each file's text.
   const vocabularyFiles = builtinVocabularyFiles(dir);
   const locks: SourceLocksJson = {

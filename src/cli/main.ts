@@ -8,7 +8,7 @@
  * reporters, instead of after (issue 4: attach within 1.3 × gdb's own `thread apply all bt`).
  */
 import { readFileSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { createRequire } from 'node:module';
 import type { CliIO } from './io.js';
 import { OutputError } from '../errors.js';
 
@@ -43,9 +43,16 @@ async function main(): Promise<void> {
       return process.stdin;
     },
     stdoutIsTTY: process.stdout.isTTY === true,
-    stdinIsTTY: isatty(0),
+    // Read when asked (only without a file, only by check's progress line): node:tty loads net and
+    // the streams, and process.stderr is a stream of its own, ~1–2 ms of a start that writes its
+    // report to a file or a pipe (issue 18, figure 4).
+    get stdinIsTTY() {
+      return (createRequire(import.meta.url)('node:tty') as typeof import('node:tty')).isatty(0);
+    },
     ...(process.stdout.isTTY === true && process.stdout.columns > 0 ? { stdoutColumns: process.stdout.columns } : {}),
-    stderrIsTTY: process.stderr.isTTY === true,
+    get stderrIsTTY() {
+      return process.stderr.isTTY === true;
+    },
     env: process.env,
     cwd: process.cwd(),
   };

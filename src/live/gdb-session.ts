@@ -16,8 +16,8 @@
  *   ^error,msg="ptrace: No such process."
  *   Thread 3 (Thread 0x7f85ad7346c0 (LWP 25667) "abba-ba"):
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { GdbError } from '../errors.js';
 import { parseMiLine, resultField } from './mi.js';
 
@@ -75,9 +75,21 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * node:child_process (which loads net, dgram and the streams) and node:crypto, required when a
+ * session starts, not imported: the early part of the bundle holds this module, and importing
+ * them cost ~3 ms of every start, `attach` or not (issue 18, figure 4).
+ */
+function processModules(): { spawn: typeof import('node:child_process').spawn; randomBytes: typeof import('node:crypto').randomBytes } {
+  const require = createRequire(import.meta.url);
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
+  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
+  return { spawn, randomBytes };
+}
+
 export class GdbSession {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly nonce = randomBytes(8).toString('hex');
+  private readonly nonce: string;
   private buffer = '';
   private lines: string[] = [];
   private nextId = 1;
@@ -93,6 +105,8 @@ export class GdbSession {
     // -nx: no user gdbinit (its settings or hooks would change the output); -q: no banner.
     const settings = options.indexCache === true ? [...STARTUP_SETTINGS, 'set index-cache enabled on'] : STARTUP_SETTINGS;
     const args = ['-nx', '-q', ...settings.flatMap((s) => ['-iex', s])];
+    const { spawn, randomBytes } = processModules();
+    this.nonce = randomBytes(8).toString('hex');
     this.child = spawn(options.gdbPath, args, { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onData(chunk));

@@ -28,7 +28,17 @@ export interface SourceFile {
 /** One rule file's validated data, ready to compile. */
 export type RuleEntry =
   | { source: SourceFile; kind: 'cycle'; raw: CycleRuleRaw; fail: Fail }
-  | { source: SourceFile; kind: 'thread'; raw: ThreadRuleRaw; fail: Fail }
+  | {
+      source: SourceFile;
+      kind: 'thread';
+      raw: ThreadRuleRaw;
+      fail: Fail;
+      /**
+       * Its templates' placeholders were checked when the build compiled the same data (the
+       * built-in rules JSON, rules/builtin.ts), so a start does not check them again.
+       */
+      templatesChecked?: true;
+    }
   | { source: SourceFile; kind: 'locals'; raw: LocalsRuleRaw; fail: Fail };
 
 /** Compiles one validated rule file (also checks what the schema cannot: id, pack, site, placeholders). */
@@ -54,7 +64,7 @@ export function compileEntry(entry: RuleEntry, intern: ProcessInterner): Rule {
   const pack = packOf(raw.id, raw.pack, fileId, source, fail);
   const base = compileShape(raw.match, ['match'], fail, intern);
   const anyOf = (raw.match.anyOf ?? []).map((s, i) => compileShape(s, ['match', 'anyOf', i], fail, intern));
-  checkTemplates(raw, fail);
+  if (entry.templatesChecked !== true) checkTemplates(raw, fail);
   return {
     kind: 'thread',
     ...meta(raw, pack, source),

@@ -8,13 +8,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/program.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { buildIdOf, cachePathOf, readCache } from '../../src/cli/run-bundle.js';
-import { asciiOnly, LOADER_MARK } from '../../src/build/bundle.js';
+import { asciiOnly, CHALK_SUPPORTS_COLOR_STUB_PATH, lazyCommanderSource, LOADER_MARK } from '../../src/build/bundle.js';
 import { spawnSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
 import { runInNewContext } from 'node:vm';
@@ -120,15 +120,54 @@ test('bin/waitgraph.js is CommonJS and starts the bundle without Node\'s ES modu
   const dir = mkdtempSync(join(tmpdir(), 'waitgraph-modules-'));
   try {
     const probe = join(dir, 'probe.cjs');
-    writeFileSync(probe, "process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList)));\n");
+    // fs.writeSync, not process.stderr: a piped stderr would load net itself.
+    writeFileSync(probe, "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify(process.moduleLoadList)));\n");
     const run = spawnSync(process.execPath, ['--require', probe, BIN, FOUNDING], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     assert.equal(run.status, 1, 'the founding report is a deadlock');
     assert.match(run.stdout, /^Deadlock: /);
     const loaded = JSON.parse(run.stderr) as string[];
-    for (const module of ['internal/modules/esm/module_job', 'internal/modules/esm/translators', 'v8', 'fs/promises']) {
+    // child_process and crypto: required by the gdb driver when it starts and by commander only
+    // to spawn (build/bundle.ts); the deadlock's signature hashes in JavaScript. tty: chalk's own
+    // colour detection is not in the bundle, and stdin's TTY flag is read only without a file.
+    for (const module of ['internal/modules/esm/module_job', 'internal/modules/esm/translators', 'v8', 'fs/promises', 'child_process', 'crypto', 'tty', 'dgram']) {
       assert.ok(!loaded.includes(`NativeModule ${module}`), `${module} is not loaded by a start on a dump`);
     }
+    // With the report going to a file, no socket module either (a pipe needs net for process.stdout).
+    const out = join(dir, 'report.txt');
+    const fd = openSync(out, 'w');
+    const toFile = spawnSync(process.execPath, ['--require', probe, BIN, FOUNDING], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', fd, 'pipe'] });
+    closeSync(fd);
+    assert.equal(toFile.status, 1);
+    assert.equal(readFileSync(out, 'utf8'), run.stdout, 'the same report in the file');
+    const loadedToFile = JSON.parse(toFile.stderr) as string[];
+    for (const module of ['net', 'tty', 'child_process', 'crypto']) assert.ok(!loadedToFile.includes(`NativeModule ${module}`), `${module} is not loaded by a start that writes its report to a file`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('commander requires child_process only to spawn, and a commander that changed the line fails the build', () => {
+  const source = readFileSync(join(ROOT, 'node_modules', 'commander', 'lib', 'command.js'), 'utf8');
+  const lazy = lazyCommanderSource(source);
+  assert.ok(!lazy.includes("const childProcess = require('node:child_process');"));
+  assert.match(lazy, /const childProcess = \{ spawn: \(\.\.\.args\) => require\('node:child_process'\)\.spawn\(\.\.\.args\) \};/);
+  // Everything else is commander's own text.
+  assert.equal(lazy.length - source.length, lazy.split('\n')[1]!.length - source.split('\n')[1]!.length);
+  assert.throws(() => lazyCommanderSource(source.replace("require('node:child_process')", "require('child_process')")), /no longer requires child_process in the expected line/);
+  assert.throws(() => lazyCommanderSource(`${source}\nchildProcess.fork('x');\n`), /more than spawn/);
+});
+
+test('the chalk in the bundle detects no colour of its own; the level comes from createChalk, as unbundled', { skip: notBundled }, async () => {
+  const bundle = readFileSync(BUNDLE, 'latin1');
+  assert.ok(bundle.includes(`// waitgraph-stub:${CHALK_SUPPORTS_COLOR_STUB_PATH}`), 'the stub is in the bundle');
+  assert.ok(!bundle.includes('node_modules/chalk/source/vendor/supports-color/index.js'), 'chalk\'s supports-color is not');
+  // The colours of a --color and of a FORCE_COLOR run are those of the modules tsc wrote.
+  for (const [args, env] of [[['--color', FOUNDING], {}], [[FOUNDING], { FORCE_COLOR: '3' }]] as const) {
+    const bundled = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '', ...env } });
+    let stdout = '';
+    const io: CliIO = { out: (t) => void (stdout += t), err: () => undefined, stdin: process.stdin, stdoutIsTTY: false, stderrIsTTY: false, env, cwd: ROOT };
+    assert.equal(await runCli([...args], io, version), bundled.status);
+    assert.match(bundled.stdout, /\u001b\[/, `${args.join(' ')} is coloured`);
+    assert.equal(bundled.stdout, stdout);
   }
 });

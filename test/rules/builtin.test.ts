@@ -13,6 +13,7 @@ import { analyzeText } from '../../src/analyze/index.js';
 import { renderJson } from '../../src/report/index.js';
 import { loadRules } from '../../src/rules/load.js';
 import { builtinDirStates, builtinFileStates, statesMatch } from '../../src/rules/builtin.js';
+import { builtinRulesDir, underDir } from '../../src/rules/builtin-dir.js';
 import type { LoadedRules } from '../../src/rules/types.js';
 import { FIXTURES, ROOT } from '../helpers/paths.js';
 
@@ -105,4 +106,13 @@ test('the JSON is used only while no pack folder or rule file changed since the 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('underDir is path.join for every path of the packs folder a start reads, and for a folder with a trailing separator', () => {
+  const dir = builtinRulesDir();
+  const paths = [...builtinDirStates(dir).map((d) => d.path), ...builtinFileStates(dir).map((f) => f.path)];
+  assert.ok(paths.length > 100, `${paths.length} paths`);
+  for (const rel of paths) assert.equal(underDir(dir, rel), join(dir, rel));
+  assert.equal(underDir('/', 'glibc/primitives.yaml'), join('/', 'glibc/primitives.yaml'));
+  assert.equal(underDir(dir, ''), dir);
 });
