@@ -154,8 +154,22 @@ export function compileGlob(glob: string): NameTest {
   while (glob[glob.length - 1 - trailing] === '\\') trailing++;
   // Escapes pair from the left, so a run of backslashes at the end leaves one alone when it is odd.
   if (trailing % 2 === 1) throw new PatternError(`glob ${JSON.stringify(glob)} ends with a lone backslash`);
+  // The text before the first `*`, `?` or `\`, found without tokenizing: a name must start with
+  // it, and most names a glob is asked about do not, so most globs are never tokenized (~2 ms of
+  // the founding report's start; issue 18, figure 4).
+  const head = glob.slice(0, firstSpecial(glob));
   let test: ((name: string) => boolean) | null = null;
-  return (name) => (test ??= globTest(glob))(name);
+  return (name) => name.startsWith(head) && (test ??= globTest(glob))(name);
+}
+
+/** Where a glob's first wildcard or escape is (its length when it has none). */
+function firstSpecial(glob: string): number {
+  let end = glob.length;
+  for (const c of ['*', '?', '\\']) {
+    const at = glob.indexOf(c);
+    if (at >= 0 && at < end) end = at;
+  }
+  return end;
 }
 
 function globTest(glob: string): (name: string) => boolean {

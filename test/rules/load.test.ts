@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,4 +156,33 @@ test('built-in rules are ordered so every rule comes after the rules its unlessR
   for (const rule of rules.threadRules) {
     for (const other of rule.unlessRules) assert.ok((position.get(other) ?? Infinity) < (position.get(rule.id) ?? -1), `${other} before ${rule.id}`);
   }
+});
+
+test('a glob matches what the same glob as a regex matches (random globs and names, escapes and wildcards anywhere)', () => {
+  // The reference: each `*` any run, each `?` one character, `\x` the character x, the rest literal.
+  const reference = (glob: string): RegExp => {
+    let source = '';
+    for (let i = 0; i < glob.length; i++) {
+      const c = glob[i] as string;
+      if (c === '\\') source += (glob[++i] as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      else if (c === '*') source += '[\\s\\S]*';
+      else if (c === '?') source += '[\\s\\S]';
+      else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`);
+  };
+  const globChar = fc.constantFrom('a', 'b', '_', ':', '*', '?', '\\');
+  const nameChar = fc.constantFrom('a', 'b', '_', ':', '*', '?', '\\');
+  fc.assert(
+    fc.property(fc.array(globChar, { maxLength: 8 }), fc.array(fc.array(nameChar, { maxLength: 9 }), { minLength: 1, maxLength: 6 }), (globChars, names) => {
+      let glob = globChars.join('');
+      let trailing = 0;
+      while (glob[glob.length - 1 - trailing] === '\\') trailing++;
+      if (trailing % 2 === 1) glob += 'a';
+      const test = compilePattern({ glob });
+      const re = reference(glob);
+      for (const name of names.map((n) => n.join(''))) assert.equal(test(name), re.test(name), `${JSON.stringify(glob)} on ${JSON.stringify(name)}`);
+    }),
+    { numRuns: 3000 },
+  );
 });
