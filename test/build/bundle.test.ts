@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/program.js';
@@ -169,5 +169,25 @@ test('the chalk in the bundle detects no colour of its own; the level comes from
     assert.equal(await runCli([...args], io, version), bundled.status);
     assert.match(bundled.stdout, /\u001b\[/, `${args.join(' ')} is coloured`);
     assert.equal(bundled.stdout, stdout);
+  }
+});
+
+test('a --source start hands web-tree-sitter the wasm bytes: no ES module loader, fs/promises or perf_hooks', { skip: notBundled }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-source-modules-'));
+  try {
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(probe, "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify(process.moduleLoadList)));\n");
+    const tree = join(dir, 'tree');
+    mkdirSync(tree);
+    writeFileSync(join(tree, 'gc.c'), 'int main(void) { return 0; }\n');
+    const run = spawnSync(process.execPath, ['--require', probe, BIN, FOUNDING, '--source', tree], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    assert.equal(run.status, 1, run.stderr.slice(0, 300));
+    const loaded = JSON.parse(run.stderr) as string[];
+    assert.ok(loaded.includes('NativeModule v8'), 'the probe sees the --source run (it sets --liftoff-only through node:v8)');
+    for (const module of ['internal/modules/esm/module_job', 'internal/modules/esm/translators', 'fs/promises', 'perf_hooks']) {
+      assert.ok(!loaded.includes(`NativeModule ${module}`), `${module} is not loaded by a --source start`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
