@@ -32,15 +32,16 @@ const READ_CHUNK_BYTES = 256 * 1024;
  * text looks like) or more than a tenth of it is control bytes that text does not contain.
  */
 export function looksBinary(bytes: Uint8Array): boolean {
-  let control = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (b === 0) return true;
-    // TAB, LF, VT, FF, CR and ESC (colour codes) are normal in terminal logs.
-    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0b && b !== 0x0c && b !== 0x0d && b !== 0x1b && b !== 0x08) control++;
-  }
+  // Native scans, not a loop over the bytes: a start runs this once, on 8 KiB, before V8 has
+  // compiled anything of it (~0.5 ms of the founding report's start; issue 18, figure 4).
+  if (bytes.indexOf(0) >= 0) return true;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const control = text.match(CONTROL_BYTES)?.length ?? 0;
   return bytes.length > 0 && control * 10 > bytes.length;
 }
+
+/** Control bytes that text does not hold: all below 0x20 but BS, TAB, LF, VT, FF, CR and ESC (colour codes), which terminal logs do. */
+const CONTROL_BYTES = /[\x01-\x07\x0e-\x1a\x1c-\x1f]/g;
 
 /**
  * Nothing piped in and no file named: with a terminal on stdin the command would wait silently

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,4 +47,26 @@ test('read-input: looksBinary accepts colour escapes and tabs, rejects NUL and c
   assert.equal(looksBinary(Buffer.from('\x1b[33mmain\x1b[m\tx\r\n')), false);
   assert.equal(looksBinary(Buffer.from('abc\0def')), true);
   assert.equal(looksBinary(Buffer.from([1, 2, 3, 4, 5, 65, 66])), true);
+});
+
+test('read-input: looksBinary is the byte-by-byte rule (NUL, or more than a tenth control bytes other than BS, TAB, LF, VT, FF, CR, ESC)', () => {
+  const reference = (bytes: Uint8Array): boolean => {
+    let control = 0;
+    for (const b of bytes) {
+      if (b === 0) return true;
+      if (b < 0x20 && ![0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b].includes(b)) control++;
+    }
+    return bytes.length > 0 && control * 10 > bytes.length;
+  };
+  const byte = fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x41, 0x20, 0x0a));
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 64 }), fc.array(byte, { maxLength: 64 }), fc.nat(8), (a, b, offset) => {
+      const whole = new Uint8Array([...a, ...b]);
+      // A view into a larger buffer, as decodeChecked passes (subarray of the head).
+      const view = whole.subarray(Math.min(offset, whole.length));
+      assert.equal(looksBinary(view), reference(view));
+      assert.equal(looksBinary(whole), reference(whole));
+    }),
+    { numRuns: 3000 },
+  );
 });
