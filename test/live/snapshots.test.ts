@@ -64,8 +64,13 @@ describe('live: attach --samples 3 on real programs', { concurrency: 2 }, () => 
         assert.equal(Object.keys(report.snapshots?.threads ?? {}).length, report.threads.length, 'every thread has its motion');
         assertMoversNamed(report);
         if (name === 'healthy-mutex-trading') {
-          const motion = motionByName(report);
-          assert.ok(motion.get('trader-a') === 'moved' || motion.get('trader-b') === 'moved', `a trader moved (${[...motion].join(', ')})`);
+          // Three samples of a tight lock loop can catch each trader at the same stack every time
+          // when the box is loaded (seen once in a fresh clone's run: both traders 'stuck', the
+          // verdict still ok); a second set of samples is taken once before that counts.
+          const traderMoved = (r: JsonReport): boolean => ['trader-a', 'trader-b'].some((t) => motionByName(r).get(t) === 'moved');
+          const again = traderMoved(report) ? report : await attachSamples(p.pid);
+          assert.equal(again.verdict, 'ok');
+          assert.ok(traderMoved(again), `a trader moved (${[...motionByName(again)].join(', ')})`);
         }
       });
     });
