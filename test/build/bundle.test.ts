@@ -140,7 +140,13 @@ test('bin/waitgraph.js is CommonJS and starts the bundle without Node\'s ES modu
     assert.equal(toFile.status, 1);
     assert.equal(readFileSync(out, 'utf8'), run.stdout, 'the same report in the file');
     const loadedToFile = JSON.parse(toFile.stderr) as string[];
-    for (const module of ['net', 'tty', 'child_process', 'crypto']) assert.ok(!loadedToFile.includes(`NativeModule ${module}`), `${module} is not loaded by a start that writes its report to a file`);
+    // Nor the streams: a file (and /dev/null) is written with fs.writeSync, not through process.stdout.
+    for (const module of ['net', 'tty', 'child_process', 'crypto', 'stream', 'internal/fs/sync_write_stream']) {
+      assert.ok(!loadedToFile.includes(`NativeModule ${module}`), `${module} is not loaded by a start that writes its report to a file`);
+    }
+    const toNull = spawnSync(process.execPath, ['--require', probe, BIN, FOUNDING], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    assert.equal(toNull.status, 1);
+    assert.ok(!(JSON.parse(toNull.stderr) as string[]).includes('NativeModule internal/fs/sync_write_stream'), 'stdout on /dev/null is written directly too');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
