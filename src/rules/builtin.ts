@@ -71,27 +71,26 @@ interface FreshJson {
   texts: string;
 }
 
-/** Each rule's texts from its line of `texts`, parsed on first use. */
-function textReader(texts: string, count: number): (index: number) => RuleTexts {
-  let starts: number[] | null = null;
+/**
+ * Each rule's texts from its line of `texts`, parsed on first use, with the explanation and the
+ * fix trimmed as meta() (compile.ts) trims those of a rule read from YAML.
+ */
+function textReader(texts: string): (index: number) => RuleTexts {
+  let lines: string[] | null = null;
   const parsed: Array<RuleTexts | undefined> = [];
   return (index) => {
-    if (starts === null) {
-      starts = [];
-      for (let at = 0; starts.length < count && at < texts.length; ) {
-        starts.push(at);
-        const end = texts.indexOf('\n', at);
-        at = end < 0 ? texts.length : end + 1;
-      }
-    }
-    const start = starts[index];
-    if (start === undefined) throw new RuleError(`built-in rules JSON: no texts for rule ${index + 1} (run npm run build)`);
-    const end = texts.indexOf('\n', start);
+    const cached = parsed[index];
+    if (cached !== undefined) return cached;
+    lines ??= texts.split('\n');
+    const line = lines[index];
+    if (line === undefined || line === '') throw new RuleError(`built-in rules JSON: no texts for rule ${index + 1} (run npm run build)`);
+    let read: RuleTexts;
     try {
-      return (parsed[index] ??= JSON.parse(texts.slice(start, end < 0 ? texts.length : end)) as RuleTexts);
+      read = JSON.parse(line) as RuleTexts;
     } catch (error) {
       throw new RuleError(`built-in rules JSON: the texts of rule ${index + 1} do not parse (${(error as Error).message}; run npm run build)`);
     }
+    return (parsed[index] = { ...read, explanation: read.explanation.trim(), fix: read.fix.trim() });
   };
 }
 
@@ -162,15 +161,14 @@ function compileJson({ json, texts }: FreshJson, dir: string): LoadedRules {
     (p) => p,
     lockWrappers,
   );
-  const textsOf = textReader(texts, json.rules.length);
+  const textsOf = textReader(texts);
   const indexOf = new Map(json.rules.map((r, i) => [r.raw.id, i]));
   for (const rule of loaded.byId.values()) {
     const index = indexOf.get(rule.id) as number;
-    // The same values meta() (compile.ts) gives a rule read from YAML.
     Object.defineProperties(rule, {
       summary: { get: () => textsOf(index).summary, enumerable: true, configurable: true },
-      explanation: { get: () => textsOf(index).explanation.trim(), enumerable: true, configurable: true },
-      fix: { get: () => textsOf(index).fix.trim(), enumerable: true, configurable: true },
+      explanation: { get: () => textsOf(index).explanation, enumerable: true, configurable: true },
+      fix: { get: () => textsOf(index).fix, enumerable: true, configurable: true },
       sources: { get: () => textsOf(index).sources, enumerable: true, configurable: true },
     });
   }

@@ -157,19 +157,10 @@ export function compileGlob(glob: string): NameTest {
   // The text before the first `*`, `?` or `\`, found without tokenizing: a name must start with
   // it, and most names a glob is asked about do not, so most globs are never tokenized (~2 ms of
   // the founding report's start; issue 18, figure 4).
-  const head = glob.slice(0, firstSpecial(glob));
+  const special = glob.search(/[*?\\]/);
+  const head = special < 0 ? glob : glob.slice(0, special);
   let test: ((name: string) => boolean) | null = null;
   return (name) => name.startsWith(head) && (test ??= globTest(glob))(name);
-}
-
-/** Where a glob's first wildcard or escape is (its length when it has none). */
-function firstSpecial(glob: string): number {
-  let end = glob.length;
-  for (const c of ['*', '?', '\\']) {
-    const at = glob.indexOf(c);
-    if (at >= 0 && at < end) end = at;
-  }
-  return end;
 }
 
 function globTest(glob: string): (name: string) => boolean {

@@ -42,23 +42,19 @@ function wasmBytes(path: string): Promise<Uint8Array> {
   return new Promise((resolve, reject) => readFile(path, (error, bytes) => (error ? reject(error) : resolve(bytes))));
 }
 
-/**
- * Wall-clock ms for loadMs (reported by the bench): Date.now, since the first use of the global
- * `performance` loads the perf_hooks modules (~1 ms), which nothing else in a run needs.
- */
-const now = (): number => Date.now();
-
 export async function loadGrammars(): Promise<Grammars> {
   // One run parses a few windows of code: V8's optimising tier would recompile the parser's hot
   // WebAssembly in the background for a gain the run never sees, and the recompiling made the
   // first parses ~3× slower (measured: 8 windows of a 3,700-line file, 380 → 110 ms). The baseline
   // compiler alone it is, for this process (only `--source` runs load WebAssembly this early).
   setFlagsFromString('--liftoff-only');
+  // Timed with Date.now, not the global `performance`: its first use loads the perf_hooks
+  // modules (~1 ms), which nothing else in a run needs.
   let spent = 0;
-  const started = now();
+  const started = Date.now();
   const { Parser: ParserClass, Language: LanguageClass } = await import('web-tree-sitter');
   await ParserClass.init();
-  spent += now() - started;
+  spent += Date.now() - started;
   const parser = new ParserClass();
   const pending = new Map<LanguageName, Promise<Language>>();
   const done = new Map<LanguageName, Language>();
@@ -67,11 +63,11 @@ export async function loadGrammars(): Promise<Grammars> {
     language(name) {
       let p = pending.get(name);
       if (p === undefined) {
-        const t = now();
+        const t = Date.now();
         p = wasmBytes(wasmOf(PACKAGES[name]))
           .then((bytes) => LanguageClass.load(bytes))
           .then((language) => {
-            spent += now() - t;
+            spent += Date.now() - t;
             done.set(name, language);
             return language;
           });
