@@ -16,7 +16,7 @@ import type { OwnerShape } from '../model/owner-shapes.js';
 import { ownerCommandFor } from '../live/owner-queries.js';
 import { buildDeadlocks, unresolvedWaits, type WaitInfo } from './deadlocks.js';
 import { Summarizer, type BacktraceSummary, type StackMemo } from './summary.js';
-import { groupThreads, ruleOrderOf, settleRules, stateRuleOf, type FiredRule, type RuleOrder, type ThreadWork } from './threads.js';
+import { groupThreads, ruleOrderOf, settleRules, stateRuleOf, waitSiteName, type FiredRule, type RuleOrder, type ThreadWork } from './threads.js';
 import { resolveThreadExits } from './thread-identity.js';
 import { applyFacts, linkOwnerHints } from './owner-links.js';
 import { decideVerdict, type AbsentOwner, type ProcessShape } from './verdict.js';
@@ -552,7 +552,7 @@ function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[], r
     stateText = 'no frames shown';
   } else if (blocked) {
     state = 'waiting';
-    stateText = `waits in ${acquire?.function ?? 'a wait primitive'} (no rule explains this wait)`;
+    stateText = `waits in ${waitSiteName(acquire)} (no rule explains this wait)`;
   } else if ((primary.top[0]?.level ?? 0) > 0 && !primary.infoThreadsRow) {
     // A paste that starts in the middle of a stack (`#14 …` first): the innermost frames, where a
     // wait would show, are not in it, so "running" would be a guess.

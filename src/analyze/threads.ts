@@ -2,7 +2,7 @@
  * Cross-thread stage, part 1: thread keys, merging headerless backtraces into their thread, and
  * settling which rules fired (process-wide conditions, `unlessRules`) and each thread's state.
  */
-import type { ThreadAnalysis } from '../model/analysis.js';
+import type { FrameRef, ThreadAnalysis } from '../model/analysis.js';
 import type { LoadedRules, ThreadRule } from '../rules/types.js';
 import type { BacktraceSummary, SummaryAlternative, SummaryHit } from './summary.js';
 
@@ -214,4 +214,14 @@ export function stateRuleOf(fired: FiredRule[]): ThreadRule | null {
     if (best === null || (rule.effect.priority ?? 0) > (best.effect.priority ?? 0)) best = rule;
   }
   return best;
+}
+
+/**
+ * The function a thread waits in, as a sentence names it. gdb prints a function it cannot name as
+ * `?? ()`, and GDB 13 under a frame filter (GLib's) as `in  ()`, an empty name: both read "a
+ * function gdb could not name", not an empty gap.
+ */
+export function waitSiteName(site: FrameRef | null | undefined): string {
+  if (site === null || site === undefined) return 'a wait primitive';
+  return site.function === '' || site.function === '??' ? 'a function gdb could not name' : site.function;
 }

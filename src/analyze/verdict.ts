@@ -20,6 +20,7 @@ import { findCandidateCycles, MAX_CYCLE_LENGTH, MAX_CYCLES, SEARCH_BUDGET, type 
 import { threadName } from './deadlocks.js';
 import type { WaitInfo } from './deadlocks.js';
 import { holderName } from './owner-links.js';
+import { waitSiteName } from './threads.js';
 
 /** An owner fact whose holder is no thread of the dump. */
 export interface AbsentOwner {
@@ -411,7 +412,7 @@ function isRootOfStall(needs: Need[]): boolean {
 function stallText(t: ThreadAnalysis | undefined, needs: Need[], couldHold: (need: Extract<Need, { kind: 'lock' }>) => string): string {
   const lock = needs.find((n): n is Extract<Need, { kind: 'lock' }> => n.kind === 'lock' && n.holders.length === 0);
   if (lock) return `${lock.description}; the text does not show who holds it (${couldHold(lock)}), and every thread that could release it is blocked for good`;
-  const what = t && t.state !== 'waiting' && t.state !== 'unknown' ? t.stateText : `waits in ${t?.acquireSite?.function ?? 'a wait primitive'}`;
+  const what = t && t.state !== 'waiting' && t.state !== 'unknown' ? t.stateText : `waits in ${waitSiteName(t?.acquireSite)}`;
   return `${what}, and no thread that can go on is left to wake it`;
 }
 
