@@ -22,7 +22,7 @@ try {
   process.exitCode = 2;
 }
 if (entry !== null && entry.startsWith(LOADER_MARK)) {
-  require(join(cli, 'run-bundle.cjs')).runBundle(pathToFileURL(join(cli, 'waitgraph-early.cjs')), pathToFileURL(join(cli, 'waitgraph.cjs')));
+  require(join(cli, 'run-bundle.cjs')).runBundle(pathToFileURL(join(cli, 'waitgraph-early.cjs')), pathToFileURL(join(cli, 'waitgraph.cjs')), pathToFileURL(join(cli, 'waitgraph-rare.cjs')));
 } else if (entry !== null) {
   import(pathToFileURL(main).href);
 }

@@ -14,6 +14,14 @@
  *   resolves them) instead of keeping copies: one early gdb, one set of error classes. The early
  *   part runs first, so `attach`/`core` start gdb before the 2 MB rest is loaded (issue 4's
  *   figure: one script of everything measured ~0.05 worse than the earlier ESM chunks).
+ * - A third script, dist/src/cli/waitgraph-rare.cjs, holds what only `check`, a user rule file and
+ *   a user lock vocabulary need: zod, yaml, rules/load.ts, rules/source-locks-yaml.ts,
+ *   cli/commands/check.ts and the modules only they reach (~1.2 MB). The rest requires those
+ *   entries as `waitgraph-rare:KEY`, and run-bundle.ts reads and runs the script the first time;
+ *   what the rare part needs from the rest (the analysis, the rule compiler, commander) it
+ *   requires as `waitgraph-rest:PATH` from the rest's `restModules`, so every module has one
+ *   instance. A start on a dump then reads 1.3 MB instead of 2.5 MB, deserialises a 0.9 MB cache
+ *   instead of 1.1 MB and makes none of zod's namespaces (issue 18, figure 4: ~3 ms).
  * - Each script's first line carries the same fresh build id; dist/src/cli/main.js (what
  *   bin/waitgraph.js imports) is replaced by a loader that runs them through run-bundle.js. Every
  *   other dist/src module stays as tsc wrote it (tests and library users import those). A later
@@ -21,8 +29,8 @@
  *   than dist/src.
  * - The code caches (`*.cjs.cache`) are saved by running the bundled CLI once on the founding
  *   report: V8 then holds the bytecode of every function that run compiled (parser, rules,
- *   analysis, text report), not only the top level. Each starts with the build id, so a cache
- *   never outlives its bundle.
+ *   analysis, text report), not only the top level; the rare part's by a second run, `check` with
+ *   a user rule file. Each starts with the build id, so a cache never outlives its bundle.
  * - Lazy imports stay lazy: esbuild turns `import('./x.js')` of a bundled module into an
  *   initialiser called on first use, so a command's or a format's modules still run only when
  *   needed (check's zod, the gdb driver, Markdown …).
@@ -41,13 +49,13 @@
  *   (`import('@viz-js/viz')` becomes a deferred `require`).
  * Without esbuild (a production install), the step says so and leaves the unbundled CLI.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILD_ID_PREFIX, buildIdOf, cachePathOf, SHARED_PREFIX } from '../cli/run-bundle.js';
+import { BUILD_ID_PREFIX, buildIdOf, cachePathOf, RARE_PREFIX, REST_PREFIX, SHARED_PREFIX } from '../cli/run-bundle.js';
 
 /** dist/src, where tsc wrote the modules; the bundles and their loader go to dist/src/cli. */
 const SRC_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -56,6 +64,14 @@ const REPO_ROOT = dirname(dirname(SRC_DIR));
 const ENTRY = join(CLI_DIR, 'main.js');
 const BUNDLE = join(CLI_DIR, 'waitgraph.cjs');
 const EARLY_BUNDLE = join(CLI_DIR, 'waitgraph-early.cjs');
+const RARE_BUNDLE = join(CLI_DIR, 'waitgraph-rare.cjs');
+/**
+ * The modules the rest requires from the rare part, on first use: the YAML rule reader and the
+ * source-lock vocabularies' (yaml, zod) and the check command (zod for its sidecars). With what
+ * only they reach, that is ~1.1 MB of the 2.5 MB a start read, and ~1,000 getters of zod's
+ * namespaces a start made (issue 18, figure 4).
+ */
+const RARE_ENTRIES = ['rules/load.js', 'rules/source-locks-yaml.js', 'cli/commands/check.js'].map((key) => join(SRC_DIR, key));
 /**
  * run-bundle.js as CommonJS, for bin/waitgraph.js: a CommonJS entry starts without Node's ES
  * module loader (~7 ms of every start, issue 18 figure 4), so it must not import an ES module.
@@ -69,9 +85,14 @@ const OLD_CHUNK_PREFIX = 'bundle-';
 const EXTERNAL = ['@viz-js/viz', 'web-tree-sitter'];
 /** main.js after this step; tsc's main.js never starts with it. */
 export const LOADER_MARK = '// waitgraph bundle loader (src/build/bundle.ts)';
-const LOADER = `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\nawait runBundle(new URL('./waitgraph-early.cjs', import.meta.url), new URL('./waitgraph.cjs', import.meta.url));\n`;
+const LOADER =
+  `${LOADER_MARK}\nimport { runBundle } from './run-bundle.js';\n` +
+  "await runBundle(new URL('./waitgraph-early.cjs', import.meta.url), new URL('./waitgraph.cjs', import.meta.url), new URL('./waitgraph-rare.cjs', import.meta.url));\n";
 /** The run whose compiled functions the code cache keeps. */
 const CACHE_RUN_INPUT = join(REPO_ROOT, 'fixtures', 'enzyme-autodiff-deferred.txt');
+/** The rare part's cache run: `check` on these sidecars, with a user rule file (the YAML reader). */
+const RARE_CACHE_RUN_CHECK = join(REPO_ROOT, 'fixtures', 'check');
+const RARE_CACHE_RUN_RULES = join(REPO_ROOT, 'test', 'rules', 'examples', 'myapp.spinlock.wait.yaml');
 const CJS_BANNER = "const __waitgraphBundleUrl = require('node:url').pathToFileURL(__filename).href;";
 
 /**
@@ -121,6 +142,16 @@ function srcKey(path: string): string {
   return relative(SRC_DIR, path).split(sep).join('/');
 }
 
+/** A module's path relative to the repository, with forward slashes (the rest's keys for the rare part). */
+function repoKey(path: string): string {
+  return relative(REPO_ROOT, path).split(sep).join('/');
+}
+
+/** The files a build read (absolute paths): not its stdin entry or a stub, which are no files. */
+function inputPaths(metafile: import('esbuild').Metafile): Set<string> {
+  return new Set(Object.keys(metafile.inputs).filter((p) => !/^[\w-]+:/.test(p)).map((p) => resolve(REPO_ROOT, p)).filter((p) => existsSync(p)));
+}
+
 /**
  * The bundle with every non-ASCII UTF-16 unit written as a `\\uXXXX` escape, so the loader reads it
  * as Latin-1 (run-bundle.ts). esbuild already escapes strings; what it leaves are comments and
@@ -131,8 +162,11 @@ export function asciiOnly(text: string): string {
   return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** What a dist/src module becomes in a bundle (see the list at the top); `shared`: the early part's modules. */
-function bundledSource(path: string, text: string, shared: ReadonlySet<string> = new Set()): string {
+/**
+ * What a dist/src module becomes in a bundle (see the list at the top); `elsewhere`: the modules
+ * another script holds (the early part's, the rare part's entries), which a dynamic import requires.
+ */
+function bundledSource(path: string, text: string, elsewhere: ReadonlySet<string> = new Set()): string {
   if (path === join(SRC_DIR, 'parse', 'chevrotain.js')) {
     const names = /export const \{([^}]+)\} = chevrotain;/.exec(text)?.[1];
     if (names === undefined) throw new Error('bundle: parse/chevrotain.js no longer has the expected export line');
@@ -142,9 +176,9 @@ function bundledSource(path: string, text: string, shared: ReadonlySet<string> =
   // An external's CommonJS build, required on first use: a dynamic import() inside vm.Script would
   // need Node's experimental vm loader hook (and is lost with a code cache in Node 20).
   for (const name of EXTERNAL) out = out.replaceAll(`import('${name}')`, `Promise.resolve().then(() => require('${name}'))`);
-  // The same for a module of the early part: the rest of the CLI requires it from there.
+  // The same for a module of another script (the early part, the rare part): required from there.
   out = out.replace(/\bimport\(('\.[^']+')\)/g, (call, spec: string) =>
-    shared.has(resolve(dirname(path), spec.slice(1, -1))) ? `Promise.resolve().then(() => require(${spec}))` : call,
+    elsewhere.has(resolve(dirname(path), spec.slice(1, -1))) ? `Promise.resolve().then(() => require(${spec}))` : call,
   );
   if (out.includes('import.meta.url')) out = out.replaceAll('import.meta.url', metaUrlFor(path));
   return out;
@@ -159,7 +193,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const entrySource = readFileSync(ENTRY, 'utf8');
-  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE) && existsSync(EARLY_BUNDLE) && existsSync(RUNNER)) {
+  if (entrySource.startsWith(LOADER_MARK) && existsSync(BUNDLE) && existsSync(EARLY_BUNDLE) && existsSync(RARE_BUNDLE) && existsSync(RUNNER)) {
     // tsc rewrites main.js on every run, so no tsc ran since this bundle was made: it is current.
     console.log('bundle: dist/src/cli/waitgraph.cjs is already the bundle of the current dist/src');
     return 0;
@@ -180,12 +214,12 @@ async function main(): Promise<number> {
     write: false as const,
     logLevel: 'warning' as const,
   };
-  const sourcePlugin = (shared: ReadonlySet<string>): import('esbuild').Plugin => ({
+  const sourcePlugin = (elsewhere: ReadonlySet<string>): import('esbuild').Plugin => ({
     name: 'waitgraph-cjs',
     setup(build) {
       build.onLoad({ filter: /\.js$/ }, (args) => {
         if (!args.path.startsWith(SRC_DIR + sep)) return undefined;
-        return { contents: bundledSource(args.path, readFileSync(args.path, 'utf8'), shared), loader: 'js' };
+        return { contents: bundledSource(args.path, readFileSync(args.path, 'utf8'), elsewhere), loader: 'js' };
       });
     },
   });
@@ -206,47 +240,97 @@ async function main(): Promise<number> {
     },
     plugins: [sourcePlugin(shared)],
   });
-  // The rest: the whole CLI from cli/main.ts, taking the early part's modules from it.
-  const rest = await esbuild.build({
+  // The rest: the whole CLI from cli/main.ts, taking the early part's modules from it and
+  // requiring the rare part's entries from there; built once to learn its modules.
+  const rareEntries = new Set(RARE_ENTRIES);
+  const elsewhere = new Set([...shared, ...rareEntries]);
+  const restPlugins: import('esbuild').Plugin[] = [
+    sourcePlugin(elsewhere),
+    {
+      name: 'waitgraph-chalk',
+      setup(build) {
+        build.onResolve({ filter: /^#supports-color$/ }, (args) =>
+          /[\\/]chalk[\\/]source[\\/]/.test(args.importer) ? { path: CHALK_SUPPORTS_COLOR_STUB_PATH, namespace: 'waitgraph-stub' } : undefined,
+        );
+        build.onLoad({ filter: /.*/, namespace: 'waitgraph-stub' }, () => ({ contents: CHALK_SUPPORTS_COLOR_STUB, loader: 'js' }));
+      },
+    },
+    {
+      name: 'waitgraph-commander',
+      setup(build) {
+        build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => ({ contents: lazyCommanderSource(readFileSync(args.path, 'utf8')), loader: 'js' }));
+      },
+    },
+    {
+      name: 'waitgraph-parts',
+      setup(build) {
+        build.onResolve({ filter: /^\./ }, (args) => {
+          if (!args.importer.startsWith(SRC_DIR + sep)) return undefined;
+          const path = resolve(args.resolveDir, args.path);
+          if (shared.has(path)) return { path: `${SHARED_PREFIX}${srcKey(path)}`, external: true };
+          return rareEntries.has(path) ? { path: `${RARE_PREFIX}${srcKey(path)}`, external: true } : undefined;
+        });
+      },
+    },
+  ];
+  const restProbe = await esbuild.build({ ...common, entryPoints: [ENTRY], metafile: true, plugins: restPlugins });
+  const restInputs = inputPaths(restProbe.metafile);
+  // The rare part: the rare entries and what only they reach; a module the rest has comes from the
+  // rest (one instance: classes, the built-in rules), an early-part module from the early part.
+  const fromRest = new Set<string>();
+  const rare = await esbuild.build({
     ...common,
-    entryPoints: [ENTRY],
+    metafile: true,
+    stdin: {
+      contents: `export const rareModules = { ${RARE_ENTRIES.map((p) => `${JSON.stringify(srcKey(p))}: () => require(${JSON.stringify(p)})`).join(', ')} };\n`,
+      resolveDir: SRC_DIR,
+      sourcefile: 'rare-part.js',
+      loader: 'js',
+    },
     plugins: [
       sourcePlugin(shared),
       {
-        name: 'waitgraph-chalk',
+        name: 'waitgraph-rest-part',
         setup(build) {
-          build.onResolve({ filter: /^#supports-color$/ }, (args) =>
-            /[\\/]chalk[\\/]source[\\/]/.test(args.importer) ? { path: CHALK_SUPPORTS_COLOR_STUB_PATH, namespace: 'waitgraph-stub' } : undefined,
-          );
-          build.onLoad({ filter: /.*/, namespace: 'waitgraph-stub' }, () => ({ contents: CHALK_SUPPORTS_COLOR_STUB, loader: 'js' }));
-        },
-      },
-      {
-        name: 'waitgraph-commander',
-        setup(build) {
-          build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => ({ contents: lazyCommanderSource(readFileSync(args.path, 'utf8')), loader: 'js' }));
-        },
-      },
-      {
-        name: 'waitgraph-early-part',
-        setup(build) {
-          build.onResolve({ filter: /^\./ }, (args) => {
-            if (!args.importer.startsWith(SRC_DIR + sep)) return undefined;
-            const path = resolve(args.resolveDir, args.path);
-            return shared.has(path) ? { path: `${SHARED_PREFIX}${srcKey(path)}`, external: true } : undefined;
+          build.onResolve({ filter: /.*/ }, async (args) => {
+            if ((args.pluginData as { inner?: boolean } | undefined)?.inner === true || args.importer === '' || args.importer === '<stdin>') return undefined;
+            const found = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
+            if (found.errors.length > 0 || found.external || found.namespace !== 'file') return undefined;
+            if (shared.has(found.path)) return { path: `${SHARED_PREFIX}${srcKey(found.path)}`, external: true };
+            if (!restInputs.has(found.path)) return { path: found.path };
+            fromRest.add(found.path);
+            return { path: `${REST_PREFIX}${repoKey(found.path)}`, external: true };
           });
         },
       },
     ],
   });
+  for (const path of inputPaths(rare.metafile)) {
+    if (restInputs.has(path)) throw new Error(`bundle: ${repoKey(path)} is in both the rest and the rare part`);
+  }
+  // The rest again, from an entry that also exports the modules the rare part takes from it.
+  const restEntry =
+    `export * from ${JSON.stringify(ENTRY)};\n` +
+    `export const restModules = { ${[...fromRest].sort().map((p) => `${JSON.stringify(repoKey(p))}: () => require(${JSON.stringify(p)})`).join(', ')} };\n`;
+  const restBuild = await esbuild.build({
+    ...common,
+    metafile: true,
+    stdin: { contents: restEntry, resolveDir: CLI_DIR, sourcefile: 'rest-part.js', loader: 'js' },
+    plugins: restPlugins,
+  });
+  const restAgain = inputPaths(restBuild.metafile);
+  const changed = [...restAgain].filter((p) => !restInputs.has(p)).concat([...restInputs].filter((p) => !restAgain.has(p)));
+  if (changed.length > 0) throw new Error(`bundle: exporting the rare part's modules changed what the rest holds: ${changed.map(repoKey).join(', ')}`);
+  const rest = restBuild;
   const [earlyOut] = early.outputFiles;
   const [output] = rest.outputFiles;
-  if (earlyOut === undefined || output === undefined || early.outputFiles.length !== 1 || rest.outputFiles.length !== 1) {
+  const [rareOut] = rare.outputFiles;
+  if (earlyOut === undefined || output === undefined || rareOut === undefined || early.outputFiles.length !== 1 || rest.outputFiles.length !== 1 || rare.outputFiles.length !== 1) {
     throw new Error('bundle: esbuild wrote no single bundle');
   }
   for (const f of readdirSync(CLI_DIR)) if (f.startsWith(OLD_CHUNK_PREFIX) && f.endsWith('.js')) rmSync(join(CLI_DIR, f));
   const sizes: number[] = [];
-  for (const [file, out] of [[EARLY_BUNDLE, earlyOut], [BUNDLE, output]] as const) {
+  for (const [file, out] of [[EARLY_BUNDLE, earlyOut], [BUNDLE, output], [RARE_BUNDLE, rareOut]] as const) {
     rmSync(cachePathOf(file), { force: true });
     const text = asciiOnly(out.text);
     writeFileSync(file, text);
@@ -266,26 +350,43 @@ async function main(): Promise<number> {
   rmSync(`${ENTRY}.map`, { force: true });
   console.log(
     `bundle: dist/src/cli/waitgraph-early.cjs (${sharedList.length} modules, ${((sizes[0] ?? 0) / 1e3).toFixed(0)} kB), ` +
-      `waitgraph.cjs (${((sizes[1] ?? 0) / 1e6).toFixed(1)} MB) and their loader main.js; ${saveCodeCache()}`,
+      `waitgraph.cjs (${((sizes[1] ?? 0) / 1e6).toFixed(1)} MB), waitgraph-rare.cjs (${((sizes[2] ?? 0) / 1e6).toFixed(1)} MB) and their loader main.js; ${saveCodeCache()}`,
   );
   return 0;
 }
 
-/** Runs the bundled CLI once on the founding report, saving V8's code cache; says what happened. */
+/**
+ * Runs the bundled CLI on the founding report, saving the code cache of the early part and the
+ * rest, then `check` with a user rule file, saving the rare part's; says what happened.
+ */
 function saveCodeCache(): string {
   if (!existsSync(CACHE_RUN_INPUT)) return `no code cache (${relative(REPO_ROOT, CACHE_RUN_INPUT)} is missing)`;
-  const run = spawnSync(process.execPath, [ENTRY, CACHE_RUN_INPUT], {
+  const caches = [BUNDLE, EARLY_BUNDLE, RARE_BUNDLE].map(cachePathOf);
+  for (const cache of caches) rmSync(cache, { force: true });
+  const run = cacheRun([CACHE_RUN_INPUT]);
+  // Exit 1 is the founding report's verdict (a deadlock), not a failure.
+  if (run.status !== 1 || !existsSync(cachePathOf(BUNDLE)) || !existsSync(cachePathOf(EARLY_BUNDLE))) {
+    for (const cache of caches) rmSync(cache, { force: true });
+    return `no code cache (the cache run exited ${run.status}: ${(run.stderr ?? '').trim().split('\n')[0] ?? ''})`;
+  }
+  if (!existsSync(RARE_CACHE_RUN_CHECK)) return `code cache saved; none for the rare part (${relative(REPO_ROOT, RARE_CACHE_RUN_CHECK)} is missing)`;
+  const rules = existsSync(RARE_CACHE_RUN_RULES) ? ['--rules', RARE_CACHE_RUN_RULES] : [];
+  const check = cacheRun(['check', ...rules, RARE_CACHE_RUN_CHECK]);
+  if (check.status !== 0 || !existsSync(cachePathOf(RARE_BUNDLE))) {
+    rmSync(cachePathOf(RARE_BUNDLE), { force: true });
+    return `code cache saved; none for the rare part (its cache run exited ${check.status}: ${(check.stderr ?? '').trim().split('\n')[0] ?? ''})`;
+  }
+  return 'code cache saved';
+}
+
+/** One run of the bundled CLI that writes the caches of the scripts it ran and that have none. */
+function cacheRun(args: string[]): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [ENTRY, ...args], {
+    cwd: REPO_ROOT,
     env: { ...process.env, WAITGRAPH_CODE_CACHE: 'write', NO_COLOR: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
   });
-  // Exit 1 is the founding report's verdict (a deadlock), not a failure.
-  if (run.status !== 1 || !existsSync(cachePathOf(BUNDLE)) || !existsSync(cachePathOf(EARLY_BUNDLE))) {
-    rmSync(cachePathOf(BUNDLE), { force: true });
-    rmSync(cachePathOf(EARLY_BUNDLE), { force: true });
-    return `no code cache (the cache run exited ${run.status}: ${(run.stderr ?? '').trim().split('\n')[0] ?? ''})`;
-  }
-  return 'code cache saved';
 }
 
 // Not when a test runner loads every file under dist (as precompile-rules.ts).

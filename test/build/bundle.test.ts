@@ -24,6 +24,7 @@ import { runWaitgraph } from '../helpers/run-cli.js';
 const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph.cjs');
 const EARLY_BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph-early.cjs');
+const RARE_BUNDLE = join(ROOT, 'dist', 'src', 'cli', 'waitgraph-rare.cjs');
 const isBundle = readFileSync(MAIN, 'utf8').startsWith('// waitgraph bundle');
 const notBundled = isBundle ? false : 'dist/src/cli/main.js is tsc output (only tsc ran)';
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -62,27 +63,77 @@ test('the CLI finds package.json and the built-in rules from where it runs', () 
 test('with the code cache and without it, the bundled CLI prints the same', { skip: notBundled }, () => {
   for (const format of ['text', 'json']) {
     const cached = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'report' } });
-    assert.equal(cached.stderr, 'waitgraph: code cache used (early part: used)\n', `${format}: the build's caches are used`);
+    assert.equal(cached.stderr, 'waitgraph: code cache used (early part: used)\nwaitgraph: rare part not loaded\n', `${format}: the build's caches are used, and the rare part is not read`);
     const compiled = runWaitgraph([FOUNDING, '--format', format], { env: { WAITGRAPH_CODE_CACHE: 'off' } });
     assert.equal(compiled.code, cached.code, `${format}: exit code`);
     assert.equal(compiled.stdout, cached.stdout, `${format}: same report`);
   }
 });
 
-test('the bundle is two CommonJS scripts: the early part, and the rest with Chevrotain inside and no copy of the early part', { skip: notBundled }, () => {
+test('the bundle is three CommonJS scripts: the early part, the rest with Chevrotain inside, and the rare part; no module is in two', { skip: notBundled }, () => {
   const text = readFileSync(BUNDLE, 'utf8');
   const early = readFileSync(EARLY_BUNDLE, 'utf8');
+  const rare = readFileSync(RARE_BUNDLE, 'utf8');
   assert.ok(buildIdOf(text) !== null, 'the first line carries the build id');
-  assert.equal(buildIdOf(early), buildIdOf(text), 'both scripts come from one build');
-  assert.match(readFileSync(MAIN, 'utf8'), /runBundle\(new URL\('\.\/waitgraph-early\.cjs', import\.meta\.url\), new URL\('\.\/waitgraph\.cjs', import\.meta\.url\)\)/);
+  assert.equal(buildIdOf(early), buildIdOf(text), 'the early part comes from the same build');
+  assert.equal(buildIdOf(rare), buildIdOf(text), 'the rare part comes from the same build');
+  assert.match(
+    readFileSync(MAIN, 'utf8'),
+    /runBundle\(new URL\('\.\/waitgraph-early\.cjs', import\.meta\.url\), new URL\('\.\/waitgraph\.cjs', import\.meta\.url\), new URL\('\.\/waitgraph-rare\.cjs', import\.meta\.url\)\)/,
+  );
+  // The modules each script holds: esbuild's `// path` line before each.
+  const modulesOf = (bundle: string): Set<string> => new Set([...bundle.matchAll(/^\/\/ ((?:dist\/src|node_modules)\/\S+)$/gm)].map((m) => m[1] as string));
+  const [inEarly, inRest, inRare] = [modulesOf(early), modulesOf(text), modulesOf(rare)];
+  for (const [a, b, what] of [[inEarly, inRest, 'the early part and the rest'], [inEarly, inRare, 'the early part and the rare part'], [inRest, inRare, 'the rest and the rare part']] as const) {
+    assert.deepEqual([...a].filter((m) => b.has(m)), [], `no module is in both ${what}`);
+  }
+  // zod and yaml (the YAML rule reader, check's sidecars) are read only when used.
+  for (const pkg of ['zod', 'yaml']) {
+    assert.ok([...inRare].some((m) => m.startsWith(`node_modules/${pkg}/`)), `${pkg} is in the rare part`);
+    assert.ok(![...inRest].some((m) => m.startsWith(`node_modules/${pkg}/`)), `${pkg} is not in the rest`);
+  }
+  for (const module of ['rules/load.js', 'rules/source-locks-yaml.js', 'cli/commands/check.js']) {
+    assert.ok(inRare.has(`dist/src/${module}`), `${module} is in the rare part`);
+    assert.match(text, new RegExp(`require\\("waitgraph-rare:${module.replaceAll('/', '\\/').replace('.', '\\.')}"\\)`), `the rest requires ${module} from the rare part`);
+  }
+  assert.match(rare, /require\("waitgraph-rest:dist\/src\/rules\/compile\.js"\)/, 'the rare part takes the rest\'s modules from the rest');
+  assert.match(rare, /require\("waitgraph-early:errors\.js"\)/, 'and the error classes from the early part');
   for (const module of ['errors.js', 'live/early.js', 'live/gdb-session.js']) {
     assert.match(early, new RegExp(`^// dist/src/${module.replace('.', '\\.')}$`, 'm'), `${module} is in the early part`);
     assert.doesNotMatch(text, new RegExp(`^// dist/src/${module.replace('.', '\\.')}$`, 'm'), `${module} is not copied into the rest`);
   }
   assert.match(text, /require\("waitgraph-early:live\/early\.js"\)/, 'the rest takes live/early.js from the early part');
-  assert.ok(isAscii(readFileSync(BUNDLE)) && isAscii(readFileSync(EARLY_BUNDLE)), 'ASCII only, so the loader reads them as Latin-1');
+  assert.ok(isAscii(readFileSync(BUNDLE)) && isAscii(readFileSync(EARLY_BUNDLE)) && isAscii(readFileSync(RARE_BUNDLE)), 'ASCII only, so the loader reads them as Latin-1');
   assert.match(text, /^\/\/ \S*node_modules\/chevrotain\/lib\/chevrotain\.mjs$/m, 'Chevrotain is bundled from its single-file build');
   assert.doesNotMatch(text, /\bimport\.meta\b/, 'no import.meta is left in CommonJS');
+});
+
+test('check, a user rule file and a bad sidecar go through the rare part, with its cache, as the unbundled modules do', { skip: notBundled }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'waitgraph-rare-'));
+  try {
+    const bad = join(dir, 'bad.txt');
+    writeFileSync(bad, readFileSync(FOUNDING));
+    writeFileSync(join(dir, 'bad.expect.json'), '{"verdict": "stuck"}\n');
+    const runs = [
+      ['check', join(ROOT, 'fixtures', 'check')],
+      ['--rules', join(ROOT, 'test', 'rules', 'examples', 'myapp.spinlock.wait.yaml'), join(ROOT, 'test', 'rules', 'examples', 'spin.txt')],
+      // zod's error for the sidecar, thrown in the rare part, is an input error of the early part: exit 2.
+      ['check', bad],
+    ];
+    for (const args of runs) {
+      const cached = runWaitgraph(args, { env: { WAITGRAPH_CODE_CACHE: 'report' } });
+      assert.equal(cached.stderr.split('\n').filter((l) => l.startsWith('waitgraph: rare part')).join('\n'), 'waitgraph: rare part loaded, code cache used', `${args[0]}: the rare part is read, with its cache`);
+      const plain = runWaitgraph(args);
+      const here = await inProcess(args);
+      assert.equal(plain.code, here.code, `${args.join(' ')}: exit code`);
+      assert.equal(plain.stdout, here.stdout, `${args.join(' ')}: same output`);
+    }
+    const badRun = runWaitgraph(['check', bad]);
+    assert.equal(badRun.code, 2);
+    assert.equal(badRun.stderr.trim().split('\n').length, 1, `one line: ${badRun.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a code cache is read only when its header names the bundle\'s build id', () => {
