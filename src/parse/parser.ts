@@ -30,6 +30,13 @@ import {
 } from './tokens.js';
 import type { LogicalLine } from './lines.js';
 
+/** What Chevrotain's recording phase uses of a parser, beyond its typings (chevrotain 11, recorder.ts). */
+interface RecordingHooks {
+  RECORDING_PHASE: boolean;
+  enableRecording(): void;
+}
+const chevrotainRecording = EmbeddedActionsParser.prototype as unknown as RecordingHooks;
+
 /** Tokens are the logical lines themselves (see lines.ts). */
 function payload(token: IToken): LogicalLine {
   return token as LogicalLine;
@@ -47,6 +54,26 @@ export class BacktraceParser extends EmbeddedActionsParser {
   constructor(options: { validate?: boolean } = {}) {
     super(allTokens, { recoveryEnabled: false, maxLookahead: 1, skipValidations: options.validate === false });
     this.performSelfAnalysis();
+  }
+
+  /**
+   * Chevrotain records the grammar (performSelfAnalysis) with ~90 recording methods (`CONSUME1`,
+   * `OR2`, …) that its enableRecording puts on the parser itself, and its disableRecording deletes
+   * them one by one; each delete copies the parser's ~160-property map, ~25 µs each, ~2.5 ms of
+   * every start (issue 18, figure 4). Here Chevrotain's own enableRecording puts them on an object
+   * put between the parser and its prototype, and disableRecording takes that object out of the
+   * chain again: the same methods while recording, none after (test/parse/parser.test.ts).
+   */
+  enableRecording(): void {
+    const layer = Object.create(Object.getPrototypeOf(this) as object) as RecordingHooks;
+    chevrotainRecording.enableRecording.call(layer);
+    Object.setPrototypeOf(this, layer);
+    (this as unknown as RecordingHooks).RECORDING_PHASE = true;
+  }
+
+  disableRecording(): void {
+    Object.setPrototypeOf(this, Object.getPrototypeOf(Object.getPrototypeOf(this) as object) as object);
+    (this as unknown as RecordingHooks).RECORDING_PHASE = false;
   }
 
   /**
