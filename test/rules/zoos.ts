@@ -207,9 +207,14 @@ export async function captureZoo(zoo: Zoo): Promise<{ full: string; bare: string
   }
 }
 
-/** `npm run fixtures:capture`: refreshes fixtures/live/<zoo>.txt and .nodebug.txt. */
-export async function writeZooCaptures(log: (line: string) => void): Promise<void> {
+/**
+ * `npm run fixtures:capture`: refreshes fixtures/live/<zoo>.txt and .nodebug.txt; with names
+ * (`npm run fixtures:capture -- gstreamer-wait-zoo`) only those zoos, so adding one leaves the
+ * other captures as they are.
+ */
+export async function writeZooCaptures(log: (line: string) => void, only: readonly string[] = []): Promise<void> {
   for (const zoo of ZOOS) {
+    if (only.length > 0 && !only.includes(zoo.name)) continue;
     const { full, bare } = await captureZoo(zoo);
     writeFileSync(join(LIVE_FIXTURES, `${zoo.name}.txt`), full);
     writeFileSync(join(LIVE_FIXTURES, `${zoo.name}.nodebug.txt`), bare);
