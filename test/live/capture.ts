@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROGRAMS, WAIT_ZOO, type ProgramSpec } from './programs.js';
 import { buildPrograms, captureBacktraces, captureProgram, LIVE_FIXTURES, liveSkipReason, normaliseCapture, withProgram } from './harness.js';
-import { writeZooCaptures } from '../rules/zoos.js';
+import { writeZooCaptures, ZOOS } from '../rules/zoos.js';
 
 /** The sidecar `waitgraph check` holds a captured dump to, as `check --update` writes it. */
 export function sidecarFor(spec: Pick<ProgramSpec, 'textVerdict'>): string {
@@ -32,6 +32,9 @@ async function captureOne(spec: ProgramSpec, hideLibcDebug: boolean, log: (line:
 }
 
 export async function captureAll(log: (line: string) => void, only: string[] = []): Promise<void> {
+  const unknown = only.filter((name) => name !== WAIT_ZOO && !PROGRAMS.some((p) => p.name === name) && !ZOOS.some((z) => z.name === name));
+  // A misspelt name would otherwise capture nothing and say nothing.
+  if (unknown.length > 0) throw new Error(`no program or zoo named ${unknown.join(', ')}`);
   const reason = await liveSkipReason();
   if (reason) throw new Error(`cannot capture: ${reason}`);
   const dir = await buildPrograms();
@@ -44,17 +47,18 @@ export async function captureAll(log: (line: string) => void, only: string[] = [
     for (const variant of ['', '.nodebug']) writeFileSync(join(LIVE_FIXTURES, `${spec.name}${variant}.expect.json`), sidecarFor(spec));
     log(`captured ${spec.name}`);
   }
-  if (only.length > 0 && !only.includes(WAIT_ZOO)) return;
-  await withProgram(WAIT_ZOO, async (p) => {
-    writeFileSync(join(LIVE_FIXTURES, `${WAIT_ZOO}.txt`), normaliseCapture(await captureBacktraces(p.pid), dir));
-    writeFileSync(join(LIVE_FIXTURES, `${WAIT_ZOO}.nodebug.txt`), normaliseCapture(await captureBacktraces(p.pid, { hideLibcDebug: true }), dir));
-    log(`captured ${WAIT_ZOO} (pid ${p.pid})`);
-  });
+  if (only.length === 0 || only.includes(WAIT_ZOO)) {
+    await withProgram(WAIT_ZOO, async (p) => {
+      writeFileSync(join(LIVE_FIXTURES, `${WAIT_ZOO}.txt`), normaliseCapture(await captureBacktraces(p.pid), dir));
+      writeFileSync(join(LIVE_FIXTURES, `${WAIT_ZOO}.nodebug.txt`), normaliseCapture(await captureBacktraces(p.pid, { hideLibcDebug: true }), dir));
+      log(`captured ${WAIT_ZOO} (pid ${p.pid})`);
+    });
+  }
   // The rule packs' wait zoos (Rust, OpenMP, …): test/rules/zoos.ts.
-  if (only.length === 0) await writeZooCaptures(log);
+  await writeZooCaptures(log, only);
 }
 
-// `npm run fixtures:capture -- NAME …` re-captures only those programs.
+// `npm run fixtures:capture -- NAME …` re-captures only those programs and zoos.
 if (process.argv.includes('--write')) {
   await captureAll((line) => console.log(line), process.argv.slice(2).filter((a) => !a.startsWith('--')));
 }
