@@ -186,3 +186,16 @@ test('a glob matches what the same glob as a regex matches (random globs and nam
     { numRuns: 3000 },
   );
 });
+
+test('a glob of stars and text only (matched with startsWith, endsWith and indexOf) matches what its regex matches, overlaps included', () => {
+  // Two letters, so that runs overlap and repeat: `*ab*ba`, `a*a`, `*aa*a*`.
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom('a', 'b', '*'), { maxLength: 8 }), fc.array(fc.array(fc.constantFrom('a', 'b'), { maxLength: 10 }), { minLength: 1, maxLength: 8 }), (globChars, names) => {
+      const glob = globChars.join('');
+      const test = compilePattern({ glob });
+      const re = new RegExp(`^${glob.replaceAll('*', '[\\s\\S]*')}$`);
+      for (const name of names.map((n) => n.join(''))) assert.equal(test(name), re.test(name), `${JSON.stringify(glob)} on ${JSON.stringify(name)}`);
+    }),
+    { numRuns: 3000 },
+  );
+});
