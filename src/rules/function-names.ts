@@ -32,12 +32,16 @@ function stripCloneSuffixes(name: string): string {
 const RUST_HASH = /::h[0-9a-f]{16}$/;
 
 /**
- * The name rules see. `??` and pseudo frames are kept as printed. Julia's exported runtime entry
+ * The name rules see. `??` (also for the frame filters' empty name and `???`) and pseudo frames are kept as printed. Julia's exported runtime entry
  * points carry an `ijl_` prefix in libjulia-internal (`ijl_gc_collect`); they are folded onto
  * their `jl_` name so one pattern covers 1.9–1.12 builds.
  */
 export function normalizeFunctionName(name: string): string {
   let n = name.trim();
+  // A function gdb could not name: `?? ()`, and under a Python frame filter (GLib's, loaded for
+  // every GLib program) `in  ()` with GDB ≤ 13 and `in ??? ()` with GDB ≥ 14 (docs/gdb-format.md).
+  // Rules see one spelling for all three.
+  if (n === '' || n === '???') return '??';
   if (n === '??' || n.startsWith('<')) return n;
   n = n.replace(VERSION_SUFFIX, '');
   n = stripCloneSuffixes(n);

@@ -5,7 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { analyzeText } from '../../src/analyze/index.js';
+import { FIXTURES } from '../helpers/paths.js';
 import { Chalk } from 'chalk';
 import { renderText } from '../../src/report/index.js';
 
@@ -32,4 +35,12 @@ test('a wait in an unnamed frame (`in  ()`) is named as such, not as an empty ga
 test('`?? ()` reads the same', () => {
   const a = analyzeText(FILTERED.replace('in  () at /lib/x86_64-linux-gnu/libglib-2.0.so.0', 'in ?? () from /lib/x86_64-linux-gnu/libglib-2.0.so.0'));
   assert.equal(a.threads.find((x) => x.id === 4)?.stateText, 'waits in a function gdb could not name (no rule explains this wait)');
+});
+
+test('rules see a frame filter\'s unnamed frame (`in ??? ()`, GDB 14) as `??`: the libc syscall over ppoll is a wait, not running code', () => {
+  // A published GTK paste (sfwbar issue 441) under GLib's frame filter.
+  const a = analyzeText(readFileSync(join(FIXTURES, 'parse', 'shapes', 'frame-filter-library.txt'), 'utf8'));
+  const t = a.threads.find((x) => x.id === 1);
+  assert.equal(t?.state, 'io-wait');
+  assert.equal(a.verdict, 'ok');
 });

@@ -119,6 +119,8 @@ test('a glob is tokenized on first use, but a lone trailing backslash is refused
 
 test('function names are normalised before matching', () => {
   assert.equal(normalizeFunctionName('sem_wait@@GLIBC_2.2.5'), 'sem_wait');
+  // An unnamed function: `?? ()`, and under a frame filter `in  ()` (GDB 13) or `in ??? ()` (GDB 14).
+  for (const unnamed of ['??', '', '???']) assert.equal(normalizeFunctionName(unnamed), '??', JSON.stringify(unnamed));
   assert.equal(normalizeFunctionName('pthread_cond_wait@plt'), 'pthread_cond_wait');
   assert.equal(normalizeFunctionName('__new_sem_wait_slow.constprop.0'), '__new_sem_wait_slow');
   assert.equal(normalizeFunctionName('do_futex_wait.isra.1.part.0'), 'do_futex_wait');
