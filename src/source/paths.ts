@@ -131,13 +131,16 @@ function inside(root: SourceRoot, path: string): string | null {
 /** Records the source files under the root (only those named `names`, when given) by file name. */
 function walk(root: SourceRoot, names: ReadonlySet<string> | null, byName: Map<string, Indexed[]>, notes: string[]): void {
   let seen = 0;
-  const stack: string[][] = [[]];
+  // Each folder with its path: a listing's entry is one name (no separator, no `..`), so appending
+  // it to its folder's real path is what path.join would give, without join's normalising of the
+  // whole path again for each of a checkout's ~500 folders (~1.5 ms of a `--source` run, figure 7).
+  const stack: Array<{ parts: string[]; path: string }> = [{ parts: [], path: root.real }];
   while (stack.length > 0) {
-    const parts = stack.pop() as string[];
+    const { parts, path } = stack.pop() as { parts: string[]; path: string };
     let entries: Dirent[];
     try {
       // The entries' types come with the listing: no stat per file (5,000 files: one call a folder).
-      entries = readdirSync(parts.length === 0 ? root.real : join(root.real, ...parts), { withFileTypes: true });
+      entries = readdirSync(path, { withFileTypes: true });
     } catch {
       continue;
     }
@@ -151,7 +154,7 @@ function walk(root: SourceRoot, names: ReadonlySet<string> | null, byName: Map<s
       const entry = dirent.name;
       // Folders through symbolic links are not followed (they may lead out of the root, or loop).
       if (dirent.isDirectory()) {
-        if (!SKIPPED_DIRS.has(entry)) stack.push([...parts, entry]);
+        if (!SKIPPED_DIRS.has(entry)) stack.push({ parts: [...parts, entry], path: path.endsWith(sep) ? path + entry : path + sep + entry });
       } else if ((names === null ? SOURCE_FILE.test(entry) : names.has(entry) && SOURCE_FILE.test(entry)) && (dirent.isFile() || dirent.isSymbolicLink())) {
         const found = { root, parts: [...parts, entry] };
         const list = byName.get(entry);
