@@ -525,7 +525,11 @@ function threadWork(session: Session, g: ThreadGroup, processFlags: boolean[], r
     const effect = (fired[k] as FiredRule).rule.effect;
     if (effect.timed === true) timed = true;
     if (effect.outside === true) outside = true;
-    if (effect.signalWake === true) signalWake = true;
+    // A signal ends the wait as the rule that explains it says: the rule that sets the state, or
+    // one that sets none (a fact about the thread, cpython.lock.main-thread). A generic rule
+    // outranked on the same wait does not speak for it: glibc.sem.wait's "a handler may post the
+    // semaphore" is not so for the semaphore of a Python lock, which only release() posts.
+    if (effect.signalWake === true && (effect.state === undefined || (fired[k] as FiredRule).rule === stateRule)) signalWake = true;
     // A rule that says the thread waits makes it blocked even outside the wait primitives: a spin
     // wait (the Julia GC initiator in jl_gc_wait_for_the_world, a spin lock) does not go on.
     if (effect.waits !== undefined && effect.timed !== true) spins = true;
@@ -603,7 +607,7 @@ function mapBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T>
 function waitInfo(
   templates: TemplateExpander,
   edge: Edge,
-  w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid'; waiterMayHold?: boolean; shared?: boolean; namedHolder?: boolean; holderShows?: boolean; holderHint?: string },
+  w: { lockLike?: boolean; label?: string; owner?: OwnerShape; ownerQuery?: string; ownerAnswer?: 'lwp' | 'ptid'; waiterMayHold?: boolean; shared?: boolean; mayBeWakeUp?: boolean; namedHolder?: boolean; holderShows?: boolean; holderHint?: string },
   resource: string,
   captures: Record<string, ParsedArgValue>,
 ): WaitInfo {
@@ -613,15 +617,16 @@ function waitInfo(
   const label = w.label ?? null;
   const waiterMayHold = w.waiterMayHold ?? true;
   const shared = w.shared ?? false;
+  const mayBeWakeUp = w.mayBeWakeUp ?? false;
   const namedHolder = w.namedHolder ?? false;
   const holderShows = w.holderShows ?? false;
   const holderHint = w.holderHint ?? null;
   if (w.owner) {
     const asked = ownerCommandFor(resource, w.owner);
-    return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner, holderHint };
+    return { edge, lockLike, label, captures, waiterMayHold, shared, mayBeWakeUp, namedHolder, holderShows, ownerQuery: asked?.command ?? null, ownerAnswer: asked?.answer ?? null, ownerShape: w.owner, holderHint };
   }
   const query = w.ownerQuery ? templates.expand(w.ownerQuery, captures) : null;
-  return { edge, lockLike, label, captures, waiterMayHold, shared, namedHolder, holderShows, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null, holderHint };
+  return { edge, lockLike, label, captures, waiterMayHold, shared, mayBeWakeUp, namedHolder, holderShows, ownerQuery: query && query.missing.length === 0 ? query.text : null, ownerAnswer: w.ownerAnswer ?? null, ownerShape: null, holderHint };
 }
 
 /**

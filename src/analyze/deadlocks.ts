@@ -30,6 +30,8 @@ export interface WaitInfo {
   waiterMayHold: boolean;
   /** Several threads may hold it (read locks). */
   shared: boolean;
+  /** The same frames are also a wait to be woken (a Python Condition's own lock): the rule's mayBeWakeUp. */
+  mayBeWakeUp: boolean;
   /** Only the thread the resource names can end the wait (pthread_join). */
   namedHolder: boolean;
   /** The holder shows in its own stack; with none named, only a thread whose stack is cut could be it. */

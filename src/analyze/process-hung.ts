@@ -30,7 +30,7 @@ export type Need =
    * thread). Waiters of one lock share one `holders` and one `candidates` list (the waiter may be
    * in it: readers leave the waiter itself out), so reading them is linear in the dump.
    */
-  | { kind: 'lock'; resource: string; description: string; holders: ThreadKey[]; candidates: ThreadKey[] | 'any'; gone: boolean; namedHolder: boolean }
+  | { kind: 'lock'; resource: string; description: string; holders: ThreadKey[]; candidates: ThreadKey[] | 'any'; gone: boolean; namedHolder: boolean; mayBeWakeUp: boolean }
   /** An all-of wait: met when every target can go on. */
   | { kind: 'all'; resource: string; description: string; targets: ThreadKey[] }
   /** A wait any other thread can end (condition variable, semaphore, an unexplained futex wait). */

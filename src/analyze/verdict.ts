@@ -194,25 +194,31 @@ export function decideVerdict(input: VerdictInput): VerdictDecision {
       ],
     }, name);
   }
-  // Every stuck thread only waits to be woken, and one of them on a semaphore a signal handler may
-  // post (sem_post is async-signal-safe): a daemon's main thread in sem_wait for SIGTERM over idle
-  // workers is idle, not hung. A lost wake-up looks the same, so the reason says both.
+  // Every stuck thread only waits to be woken, and one of them where a signal ends the wait: on a
+  // semaphore a signal handler may post (sem_post is async-signal-safe), or in a Python lock wait
+  // in the main thread, which a signal interrupts to run the program's Python handlers. A daemon's
+  // main thread waiting for SIGTERM over idle workers is idle, not hung. A lost wake-up looks the
+  // same, so the reason says both. A Python lock wait that may be a Condition's, Event's or Queue's
+  // (mayBeWakeUp: threading's waits sleep in a lock of their own, which notify() releases) counts
+  // as one to be woken while no holder is known: the C frames cannot tell it from a held lock.
+  const toBeWoken = (n: Need): boolean => n.kind === 'any' || (n.kind === 'lock' && n.mayBeWakeUp && n.holders.length === 0 && !n.gone);
   const signalled = stuckThreads.filter((t) => t.signalWake === true).map((t) => t.key);
-  if (signalled.length > 0 && stuckThreads.every((t) => (needs.get(t.key) ?? []).every((n) => n.kind === 'any'))) {
+  if (signalled.length > 0 && stuckThreads.every((t) => (needs.get(t.key) ?? []).every(toBeWoken))) {
     const one = signalled.length === 1;
+    const pythonWait = (key: ThreadKey): boolean => (needs.get(key) ?? []).some((n) => n.kind === 'lock');
+    const waiters = all ? 'Every thread only waits' : stuckThreads.length === 1 ? `${capitalise(listThreads([stuckThreads[0]!.key]))} only waits` : `${stuckThreads.length} threads only wait`;
+    const text = stuckThreads.some((t) => pythonWait(t.key))
+      ? `${waiters} to be woken or for a Python lock taken with acquire(), which the C frames cannot tell from a Condition, Event or Queue wait (those sleep in a lock of their own, which notify() releases); none waits to enter a \`with\` block on a lock, or for another thread. ` +
+        `${capitalise(listThreads(signalled))} ${signalled.every(pythonWait) ? `${one ? 'is the main thread, whose Python lock wait' : 'are main threads, whose Python lock waits'} a signal interrupts to run the program's Python signal handlers (CPython runs them there)` : `${one ? 'waits' : 'wait'} where a signal handler may end the wait`}: ` +
+        'the process may be idle until a signal comes (a daemon in Event.wait() for SIGTERM). If it should be working, a wake-up was lost or the threads wait for each other on locks taken with acquire(): ' +
+        'the Python stacks tell which (thread apply all py-bt in gdb with python3-gdb.py, or py-spy dump --pid PID).'
+      : `${waiters} to be woken (condition variables, semaphores, idle pools), none for a lock or another thread, ` +
+        `and ${listThreads(signalled)} ${one ? 'waits' : 'wait'} on a semaphore, which a signal handler may post (sem_post is async-signal-safe): ` +
+        `the process may be idle until a signal comes (a daemon waiting for SIGTERM). If it should be working, a wake-up was lost: find who should post ${one ? 'that semaphore' : 'those semaphores'}.`;
     return settle(input, {
       ...none,
       verdict: 'ok',
-      reasons: [
-        {
-          kind: 'signal-wake',
-          text:
-            `${all ? 'Every thread only waits' : stuckThreads.length === 1 ? `${capitalise(listThreads([stuckThreads[0]!.key]))} only waits` : `${stuckThreads.length} threads only wait`} to be woken (condition variables, semaphores, idle pools), none for a lock or another thread, ` +
-            `and ${listThreads(signalled)} ${one ? 'waits' : 'wait'} on a semaphore, which a signal handler may post (sem_post is async-signal-safe): ` +
-            `the process may be idle until a signal comes (a daemon waiting for SIGTERM). If it should be working, a wake-up was lost: find who should post ${one ? 'that semaphore' : 'those semaphores'}.`,
-          threads: signalled,
-        },
-      ],
+      reasons: [{ kind: 'signal-wake', text, threads: signalled }],
     }, name);
   }
   const hung = (roots.length > 0 ? roots : stuckThreads).map((t) => t.key);
@@ -345,7 +351,7 @@ function needsOf(input: VerdictInput, gone: Map<string, Gone>): Map<ThreadKey, N
     const known = holders.get(w.edge.to) ?? [];
     // One list for every waiter (it may name the waiter: readers leave the waiter itself out).
     const candidates = known.length > 0 || !w.holderShows ? 'any' : truncated;
-    add(key, { kind: 'lock', resource: nodeKey(w.edge.to), description: w.edge.description, holders: known, candidates, gone: gone.has(w.edge.to), namedHolder: w.namedHolder });
+    add(key, { kind: 'lock', resource: nodeKey(w.edge.to), description: w.edge.description, holders: known, candidates, gone: gone.has(w.edge.to), namedHolder: w.namedHolder, mayBeWakeUp: w.mayBeWakeUp });
   }
   // All-of waits: one need per waiter and all-of resource, met when every target can go on.
   const allOf = new Map<string, { key: ThreadKey; resource: string; description: string; targets: ThreadKey[] }>();

@@ -103,6 +103,13 @@ export const WaitSchema = z.union([
     /** Several threads may hold it at once (read locks), so other waiters for it are possible holders too. */
     shared: z.boolean().optional(),
     /**
+     * The same frames are also how a thread waits to be woken: a Python Condition, Event or Queue
+     * wait sleeps in the acquire of a lock of its own, which notify() releases (no holder to find).
+     * With no holder known, such a wait counts as one to be woken where the verdict asks whether
+     * the process may only be idle until a signal comes.
+     */
+    mayBeWakeUp: z.boolean().optional(),
+    /**
      * Only the thread the resource names can end the wait (pthread_join): no other thread is a
      * possible holder, and when that thread is not in the dump (it has exited) the wait is not stuck.
      */

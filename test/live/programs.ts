@@ -104,6 +104,9 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     provable: true,
   },
   { name: 'py-healthy-workers', source: 'py-healthy-workers.py', language: 'python', expect: 'healthy', cycle: [], textVerdict: 'ok', provable: true },
+  // Main in Event.wait() for SIGTERM, workers in Queue.get(): every thread in a Python lock wait with
+  // no time limit, idle until a signal (cpython.lock.main-thread, cpython.lock.with-enter).
+  { name: 'py-healthy-daemon', source: 'py-healthy-daemon.py', language: 'python', expect: 'healthy', cycle: [], textVerdict: 'ok', provable: true },
 ];
 
 /** Built but not in PROGRAMS: the injection test uses it. */
