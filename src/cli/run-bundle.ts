@@ -101,7 +101,7 @@ function runScript(file: string, mode: string | undefined, require: (id: string)
  * wrote for that script (the founding report's, for the early part and the rest).
  */
 function saveCache(loaded: LoadedScript): void {
-  if (loaded.id === null || loaded.state === 'used') return;
+  if (loaded.id === null) return;
   const path = cachePathOf(loaded.file);
   if (existsSync(path)) return;
   const temp = `${path}.${process.pid}.tmp`;

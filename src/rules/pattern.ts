@@ -165,16 +165,16 @@ export function compileGlob(glob: string): NameTest {
 
 function globTest(glob: string): (name: string) => boolean {
   const tokens = globTokens(glob);
-  // The literal text before the first wildcard and after the last one: most names fail on these,
-  // which are one startsWith/endsWith each instead of the wildcard walk.
-  const head = literalHead(tokens);
-  let tail = '';
-  if (head.length < tokens.length) for (let i = tokens.length - 1; literal(tokens[i]); i--) tail = (tokens[i] as { ch: string }).ch + tail;
   const minLength = tokens.filter((t) => t.kind !== 'star').length;
   if (!tokens.some((t) => t.kind === 'any')) {
     const runs = literalRuns(tokens);
     return (name) => name.length >= minLength && runsMatch(runs, name);
   }
+  // The literal text before the first wildcard and after the last one: most names fail on these,
+  // which are one startsWith/endsWith each instead of the wildcard walk.
+  const head = literalHead(tokens);
+  let tail = '';
+  if (head.length < tokens.length) for (let i = tokens.length - 1; literal(tokens[i]); i--) tail = (tokens[i] as { ch: string }).ch + tail;
   return (name) => name.length >= minLength && name.startsWith(head) && name.endsWith(tail) && globMatch(tokens, name);
 }
 
