@@ -9,7 +9,7 @@ import { RuleError } from '../errors.js';
 import { compilePattern, PatternError, type NamePatternInput } from './pattern.js';
 import type { CycleRuleRaw, FrameConditionRaw, LocalsRuleRaw, ShapeRaw, ThreadRuleRaw } from './schema.js';
 import { compileLocalsRule } from './locals.js';
-import { PLACEHOLDER_PART, templatePlaceholders } from './template.js';
+import { PLACEHOLDER_PART, templatePlaceholders, UNKNOWN_IDENTITY } from './template.js';
 import type { CycleRule, FrameCondition, LoadedRules, LocalsRule, Position, Rule, Shape, ThreadRule } from './types.js';
 
 /** One rule file, before compilation. */
@@ -296,9 +296,13 @@ export function checkTemplates(raw: ThreadRuleRaw, fail: Fail): void {
   const declared = new Set<string>();
   const shapes: ShapeRaw[] = [raw.match, ...(raw.match.anyOf ?? [])];
   for (const s of shapes) for (const f of s.frames ?? []) for (const a of Object.keys(f.args ?? {})) declared.add(a);
-  const check = (text: string | undefined, path: PropertyKey[]): void => {
+  const check = (text: string | undefined, path: PropertyKey[], resource = false): void => {
     if (text === undefined) return;
     for (const ph of templatePlaceholders(text)) {
+      if (ph === UNKNOWN_IDENTITY) {
+        if (resource) continue;
+        throw fail(path, `{${UNKNOWN_IDENTITY}} stands for a lock the frames do not identify and may only end a resource id (\`gmutex:{${UNKNOWN_IDENTITY}}\`)`);
+      }
       const m = PLACEHOLDER_PART.exec(ph);
       if (!m) throw fail(path, `unknown placeholder {${ph}}: use {args.NAME.address}, {args.NAME.symbol} or {args.NAME.value}`);
       if (!declared.has(m[1] as string)) throw fail(path, `placeholder {${ph}} names argument ${m[1]}, which no frame condition of this rule declares under args`);
@@ -308,7 +312,7 @@ export function checkTemplates(raw: ThreadRuleRaw, fail: Fail): void {
     if ('owner' in w && w.owner !== undefined && (w.ownerQuery !== undefined || w.ownerAnswer !== undefined)) {
       throw fail(['effect', 'waits', i, 'ownerQuery'], 'an owner shape says how gdb finds the holder; give owner or ownerQuery/ownerAnswer, not both');
     }
-    check(w.resource, ['effect', 'waits', i, 'resource']);
+    check(w.resource, ['effect', 'waits', i, 'resource'], true);
     check(w.description, ['effect', 'waits', i, 'description']);
     if ('ownerQuery' in w) check(w.ownerQuery, ['effect', 'waits', i, 'ownerQuery']);
   });

@@ -215,8 +215,11 @@ export function readRuleFile(source: SourceFile): RuleEntry {
   return { source, kind: 'thread', raw: parsed.data, fail };
 }
 
-/** A lock wrapper is skipped by its name alone (see LoadedRules.lockWrappers): no library, file or argument tests. */
-const LockWrapperSchema = z.strictObject({ function: NamePatternSchema });
+/**
+ * A lock wrapper is skipped by its name (see LoadedRules.lockWrappers), and where the name says
+ * nothing (`?? ()`, a library without symbols) by its library or file too; no argument tests.
+ */
+const LockWrapperSchema = z.strictObject({ function: NamePatternSchema, library: NamePatternSchema.optional(), file: NamePatternSchema.optional() });
 
 const PrimitivesSchema = z
   .strictObject({

@@ -10,6 +10,14 @@ const PLACEHOLDER = /\{([^{}]+)\}/g;
 /** One placeholder alternative: `args.NAME.address|symbol|value`. */
 export const PLACEHOLDER_PART = /^args\.([A-Za-z_]\w*)\.(address|symbol|value)$/;
 
+/**
+ * `{unknown}`, in a resource id only: the frames show that the thread waits for a lock of this kind
+ * but nothing that tells which one (a library without debug info prints no arguments). It never has
+ * a value, so the wait becomes `kind:unknown@THREAD`, one unresolved resource per waiting thread,
+ * which the source (`--source`) or the owner loop may still link to its holder.
+ */
+export const UNKNOWN_IDENTITY = 'unknown';
+
 /** Every placeholder alternative in a template (`{a|b}` gives both). */
 export function templatePlaceholders(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].flatMap((m) => (m[1] ?? '').split('|').map((s) => s.trim()));

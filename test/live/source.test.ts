@@ -7,20 +7,33 @@
  * The captured dumps (fixtures/live) are checked the same way where gdb cannot attach.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import type { JsonReport, JsonThreadRef } from '../../src/report/json.js';
 import { runWaitgraph } from '../helpers/run-cli.js';
 import { runWaitgraphAsync } from './cli.js';
 import { captureBacktraces, LIVE_FIXTURES, LIVE_TEST_TIMEOUT_MS, liveSkipReason, livePids, PROGRAMS_DIR, startProgram, type Started } from './harness.js';
 import { PROGRAMS, type ProgramSpec } from './programs.js';
+import { buildZoo, ZOOS } from '../rules/zoos.js';
 
 const skipReason = await liveSkipReason();
 /** The programs whose every hold the code shows: the source closes their cycle. */
 const FROM_SOURCE = ['abba', 'cxx-lock-guard-abba', 'join-holds-mutex', 'abc-cycle'];
 const HEALTHY = PROGRAMS.filter((p) => p.expect === 'healthy' && p.language !== 'python');
+
+/** Why glib-abba cannot be built here (no pkg-config or no GLib headers), or null. */
+async function glibMissing(): Promise<string | null> {
+  try {
+    await promisify(execFile)('pkg-config', ['--exists', 'glib-2.0'], { timeout: 20_000 });
+    return null;
+  } catch {
+    return 'pkg-config glib-2.0 not found (Debian: libglib2.0-dev)';
+  }
+}
 
 /** Runs `fn` with a started program, killed afterwards; READY may be slow on a loaded machine. */
 async function withProgram<T>(name: string, fn: (p: Started) => Promise<T>): Promise<T> {
@@ -72,12 +85,57 @@ function assertSourceClosesCycle(name: string, dump: string, sourceDir: string):
   for (const t of read.report.threads.filter((t) => d.threads.includes(t.id))) assert.ok(t.acquireSite?.code !== undefined, `${t.name}: acquire site code`);
 }
 
+/**
+ * fixtures/programs/glib-abba.c (test/rules/zoos.ts builds it against the system's shared libglib,
+ * which has no debug info): a GMutex ABBA where gdb prints no mutex address. The text names both
+ * waits (glib.mutex.lock-nodebug) and where each thread asks; it cannot say who holds them, and a
+ * thread idle in a GMainLoop could, so it claims no deadlock. The source closes the exact cycle.
+ */
+const GLIB_ABBA = { name: 'glib-abba', cycle: ['glib-ab', 'glib-ba'], holds: { 'glib-ab': 'lock_a', 'glib-ba': 'lock_b' } } as const;
+
+function assertGlibSourceClosesCycle(dump: string, sourceDir: string): void {
+  const plain = reportOf(dump, []);
+  assert.notEqual(plain.report.verdict, 'deadlock', 'the text alone shows no holder');
+  for (const name of GLIB_ABBA.cycle) {
+    const t = plain.report.threads.find((x) => x.name === name);
+    assert.ok(t !== undefined, `${name} in the dump`);
+    assert.ok(t.rules.includes('glib.mutex.lock-nodebug'), `${name}: ${t.rules.join(', ')}`);
+    assert.equal(t.state, 'blocked');
+    assert.equal(t.stateText, 'waits for a GMutex (address not shown)');
+    // Where it waits is the program's line, not the nameless libglib frame.
+    assert.match(`${t.acquireSite?.function} ${t.acquireSite?.file}`, /^take_[ab]_then_[ab] glib-abba\.c$/, `${name} acquire site`);
+  }
+  const read = reportOf(dump, ['--source', sourceDir]);
+  assert.equal(read.stderr, '');
+  assert.equal(read.code, 1);
+  assert.equal(read.report.verdict, 'deadlock', JSON.stringify(read.report.notes));
+  assert.equal(read.report.deadlocks.length, 1);
+  const d = read.report.deadlocks[0]!;
+  assert.deepEqual(names(read.report, d.threads), [...GLIB_ABBA.cycle]);
+  assert.equal(d.evidence, 'inferred');
+  for (const [name, lock] of Object.entries(GLIB_ABBA.holds)) {
+    const id = read.report.threads.find((t) => t.name === name)?.id;
+    // With the source, where it waits shows the line that asks for the other lock.
+    const wanted = lock === 'lock_a' ? 'lock_b' : 'lock_a';
+    assert.equal(read.report.threads.find((t) => t.name === name)?.acquireSite?.code, `g_mutex_lock(&${wanted});`);
+    const held = read.report.edges.filter((e) => e.kind === 'holds' && e.basis === 'source' && e.to === `thread:${id}`);
+    assert.equal(held.length, 1, `${name} holds one GMutex by the source`);
+    assert.match(held[0]!.description, new RegExp(`^holds \`${lock}\` since glib-abba\.c:\\d+: \`g_mutex_lock\\(&${lock}\\);\`$`));
+    // The GMutex it holds is the one the other cycle thread waits for.
+    const other = read.report.threads.find((t) => GLIB_ABBA.cycle.includes(t.name as never) && t.name !== name);
+    assert.deepEqual(other?.waitsFor, [held[0]!.from.slice('res:'.length)]);
+  }
+}
+
 describe('--source on the captured dumps of the programs (no gdb needed)', () => {
   for (const name of FROM_SOURCE) {
     test(`fixtures/live/${name}.txt: hang from the text; the exact cycle from text + --source fixtures/programs, evidence inferred (source)`, () => {
       assertSourceClosesCycle(name, readFileSync(join(LIVE_FIXTURES, `${name}.txt`), 'utf8'), PROGRAMS_DIR);
     });
   }
+  test('fixtures/live/glib-abba.txt (GLib without debug info): GMutex waits from the text, the exact cycle with --source', () => {
+    for (const variant of ['txt', 'nodebug.txt']) assertGlibSourceClosesCycle(readFileSync(join(LIVE_FIXTURES, `${GLIB_ABBA.name}.${variant}`), 'utf8'), PROGRAMS_DIR);
+  });
   for (const p of HEALTHY) {
     test(`fixtures/live/${p.name}.txt stays ok with --source`, () => {
       for (const variant of ['txt', 'nodebug.txt']) {
@@ -140,6 +198,15 @@ describe('--source on the real programs, captured live', { concurrency: 2 }, () 
       });
     });
   }
+  test('glib-abba (shared libglib, no debug info): captured with gdb now, the exact cycle with --source', { timeout: LIVE_TEST_TIMEOUT_MS }, async (t) => {
+    const reason = skipReason ?? (await glibMissing());
+    if (reason) return t.skip(reason);
+    const zoo = ZOOS.find((z) => z.name === GLIB_ABBA.name)!;
+    await buildZoo(zoo);
+    await withProgram(GLIB_ABBA.name, async (p) => {
+      assertGlibSourceClosesCycle(await captureBacktraces(p.pid), PROGRAMS_DIR);
+    });
+  });
   test('attach --source: gdb proves the cycle and the report shows the source lines', { skip: skipReason ?? false, timeout: LIVE_TEST_TIMEOUT_MS }, async () => {
     await withProgram('abba', async (p) => {
       const r = await runWaitgraphAsync(['attach', String(p.pid), '--source', PROGRAMS_DIR]);

@@ -86,6 +86,24 @@ test('other load errors: id ≠ file name, unknown unlessRules, undeclared place
   assert.match(loadError(writeRule('myapp.x.wait.json', variant((r) => delete r.fix))).message, /fix: /);
 });
 
+test('{unknown} is a resource id of its own for each waiting thread, and only a resource id may say it', () => {
+  const path = writeRule('myapp.x.wait.json', variant((r) => {
+    r.match.frames = [{ function: 'myapp_wait' }];
+    r.effect.waits[0].resource = 'myapp-lock:{unknown}';
+  }));
+  const rules = loadRules({ extraFiles: [path], cwd: dir });
+  const dump = [1, 2].map((n) => `Thread ${n} (LWP ${100 + n}):\n#0  0x0000000000401000 in myapp_wait () from /usr/lib/libmyapp.so\n#1  0x0000000000401100 in worker_${n} () at app.c:${n}\n`).join('\n');
+  const a = analyzeText(dump, { rules });
+  assert.deepEqual(a.threads.map((t) => t.waitsFor), [['myapp-lock:unknown@1'], ['myapp-lock:unknown@2']]);
+  assert.deepEqual(a.unresolved.map((u) => u.resource), ['myapp-lock:unknown@1', 'myapp-lock:unknown@2']);
+  const bad = writeRule('myapp.x.wait.json', variant((r) => {
+    r.match.frames = [{ function: 'myapp_wait' }];
+    r.effect.waits[0].resource = 'myapp-lock:{unknown}';
+    r.effect.waits[0].description = 'waits for {unknown}';
+  }));
+  assert.match(loadError(bad).message, /effect\.waits\[0\]\.description: \{unknown\} stands for a lock the frames do not identify and may only end a resource id/);
+});
+
 test('name patterns: exact, prefix, glob, underscores', () => {
   assert.equal(compilePattern(['a', 'b'])('b'), true);
   assert.equal(compilePattern({ prefix: ['jl_', 'julia_'] })('julia_f_1'), true);

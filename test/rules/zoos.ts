@@ -128,15 +128,31 @@ export const ZOOS: readonly Zoo[] = [
       'task-state-wait': { rules: ['gstreamer.object-lock.wait'], state: 'blocked' },
       'static-pad-self': { rules: ['gstreamer.object-lock.wait'], state: 'blocked' },
       'add-pad-self': { rules: ['gstreamer.object-lock.wait'], state: 'blocked' },
-      // Near misses. The program's own GMutex under its own function: no rule reads a nameless
-      // libglib frame there, and the GStreamer rule must not either (it would say `blocked`).
-      'app-gmutex-wait': { rules: [], state: 'waiting' },
+      // Near misses of the GStreamer rule: the program's own GMutex under its own function is a
+      // bare GMutex wait (the nameless libglib frame), not an object's lock.
+      'app-gmutex-wait': { rules: ['glib.mutex.lock-nodebug'], state: 'blocked' },
       // gst_element_set_state waits for the element's STATE_LOCK, a GRecMutex: pthread_mutex_lock.
       'state-lock-wait': { rules: ['glibc.mutex.wait'], state: 'blocked' },
       // gst_task_join waits in g_cond_wait for the task function to return; the task's pool thread
       // waits in that function for a GMutex the joiner holds.
       'task-joiner': { rules: ['glib.cond.wait'], state: 'idle' },
-      'task-func-wait': { rules: [], state: 'waiting' },
+      'task-func-wait': { rules: ['glib.mutex.lock-nodebug'], state: 'blocked' },
+    },
+  },
+  {
+    name: 'glib-abba',
+    tool: 'pkg-config',
+    // A GMutex ABBA in a GLib program linked as most are, against Debian's shared libglib, which has
+    // no debug info: g_mutex_lock's slow path is a nameless libglib frame and no mutex address shows,
+    // so only the program's source says who holds which (test/live/source.test.ts).
+    build: async (dir) => {
+      const flags = (await run('pkg-config', ['--cflags', '--libs', 'glib-2.0'], { timeout: 20_000 })).stdout.trim().split(/\s+/);
+      await run('gcc', ['-g', '-O0', '-pthread', '-o', join(dir, 'glib-abba'), 'glib-abba.c', ...flags], { cwd: PROGRAMS_DIR, timeout: 120_000 });
+    },
+    threads: {
+      'glib-ab': { rules: ['glib.mutex.lock-nodebug'], state: 'blocked' },
+      'glib-ba': { rules: ['glib.mutex.lock-nodebug'], state: 'blocked' },
+      'glib-idle-loop': { rules: ['glib.main-loop.poll'], state: 'main-loop' },
     },
   },
   {
