@@ -181,6 +181,7 @@ export function unresolvedWaits(edges: Edge[], waits: WaitInfo[], threads: Threa
       gdbCommand: w.ownerQuery,
       ...(w.ownerAnswer ? { ownerAnswer: w.ownerAnswer } : {}),
       ...(w.ownerShape ? { ownerShape: w.ownerShape } : {}),
+      ...(w.ownerQuery === null && w.holderHint !== null ? { holderHint: w.holderHint } : {}),
     });
   }
   return unresolved.sort((a, b) => compareThreadKeys(a.thread, b.thread) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));

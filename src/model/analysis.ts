@@ -239,6 +239,8 @@ export interface UnresolvedWait {
   ownerAnswer?: 'lwp' | 'ptid';
   /** The owner shape the rule names (live mode asks gdb by it). */
   ownerShape?: OwnerShape;
+  /** Where to look for the holder when no gdb command can name it (the rule's holderHint). */
+  holderHint?: string;
 }
 
 /** A fact about who holds a resource, from the text (`print` output) or asked of gdb live. */

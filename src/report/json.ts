@@ -120,6 +120,8 @@ export interface JsonUnresolved {
   description: string;
   rule: string;
   gdbCommand: string | null;
+  /** Where to look for the holder when no gdb command can name it. */
+  holderHint?: string;
   site: JsonSite | null;
 }
 
@@ -207,6 +209,7 @@ function jsonUnresolved(u: UnresolvedWait): JsonUnresolved {
     description: u.description,
     rule: u.ruleId,
     gdbCommand: u.gdbCommand,
+    ...(u.holderHint !== undefined ? { holderHint: u.holderHint } : {}),
     site: site(u.site),
   };
 }

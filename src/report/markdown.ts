@@ -95,6 +95,7 @@ export function renderMarkdown(analysis: Analysis, options: MarkdownOptions = {}
     for (const wait of analysis.unresolved) {
       let line = `- **${escapeText(threadTitle(wait.thread))}** ${escapeText(wait.description)} (${code(wait.resource)}, rule ${code(wait.ruleId)})`;
       if (wait.gdbCommand) line += `; ask gdb: ${code(wait.gdbCommand)}`;
+      else if (wait.holderHint) line += `; to find who holds it: ${escapeText(wait.holderHint)}`;
       out.push(line);
     }
     out.push('');

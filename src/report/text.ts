@@ -121,10 +121,18 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
     out.push('');
     out.push(c.bold('Unresolved waits (the text does not show who holds them):'));
     // Waiters of one resource that the same command settles are one entry.
-    const entries = unresolved.map((u) => ({ key: u.thread, id: JSON.stringify([u.description, u.resource, u.gdbCommand ?? null]), u }));
+    const entries = unresolved.map((u) => ({ key: u.thread, id: JSON.stringify([u.description, u.resource, u.gdbCommand ?? null, u.holderHint ?? null]), u }));
+    const hinted = new Set<string>();
     for (const { who, entry } of alikeEntries(entries, threads, layout)) {
       out.push(...wrap(`${who} ${entry.u.description} (${entry.u.resource})`, '  ', '      '));
+      const hint = entry.u.holderHint;
       if (entry.u.gdbCommand) out.push(`    ask gdb: ${c.cyan(entry.u.gdbCommand)}`);
+      // No command can name the holder (the lock records none): where the rule says to look, once
+      // for all the waits it is said of.
+      else if (hint !== undefined && !hinted.has(hint)) {
+        hinted.add(hint);
+        out.push(...wrap(`to find who holds such a lock: ${hint}`, '    ', '      '));
+      }
     }
   }
 

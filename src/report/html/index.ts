@@ -434,6 +434,7 @@ function unresolvedSection(analysis: Analysis): string {
   for (const wait of analysis.unresolved) {
     let line = `<li>${threadButton(wait.thread)} ${escapeHtml(wait.description)} (<code>${escapeHtml(wait.resource)}</code>, rule <code>${escapeHtml(wait.ruleId)}</code>)`;
     if (wait.gdbCommand) line += `; ask gdb: <code>${escapeHtml(wait.gdbCommand)}</code>`;
+    else if (wait.holderHint) line += `; to find who holds it: ${escapeHtml(wait.holderHint)}`;
     out.push(`${line}</li>`);
   }
   out.push('</ul>', '</section>');
