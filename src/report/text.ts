@@ -107,7 +107,7 @@ export function renderText(analysis: Analysis, options: TextOptions): string {
   if (rest.length > 0) {
     out.push('');
     out.push(c.bold(shown.size > 0 ? 'Other threads:' : 'Threads:'));
-    for (const line of countedGroups(rest, layout.limit)) out.push(`  ${line}`);
+    for (const line of countedGroups(rest, layout.limit)) out.push(...wrap(line, '  ', '      '));
   }
 
   if (analysis.snapshots !== undefined) {
@@ -189,7 +189,7 @@ function deadlockSection(analysis: Analysis, deadlock: Deadlock, threads: Map<Th
     out.push('');
     out.push(c.bold(`Blocked behind the cycle (${deadlock.blockedBehind.length}):`));
     const behind = deadlock.blockedBehind.map((k) => threads.get(k)).filter((t): t is ThreadAnalysis => t !== undefined);
-    for (const line of countedGroups(behind, layout.limit)) out.push(`  ${line}`);
+    for (const line of countedGroups(behind, layout.limit)) out.push(...wrap(line, '  ', '      '));
   }
   out.push('');
   for (const line of wrap(`Rules: ${deadlock.rules.join(', ')}`, '', '       ')) out.push(c.dim(line));
@@ -260,7 +260,7 @@ function hangSection(analysis: Analysis, threads: Map<ThreadKey, ThreadAnalysis>
   if (behind.length > 0) {
     out.push('');
     out.push(c.bold(`Blocked behind them (${behind.length}):`));
-    for (const line of countedGroups(behind, layout.limit)) out.push(`  ${line}`);
+    for (const line of countedGroups(behind, layout.limit)) out.push(...wrap(line, '  ', '      '));
   }
   return out;
 }
