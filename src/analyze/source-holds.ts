@@ -220,7 +220,8 @@ function symbolAddresses(symbols: Map<string, Set<string>>, name: string): Set<s
   const out = new Set<string>();
   const qualified = name.includes('::');
   for (const [symbol, addresses] of symbols) {
-    const plain = symbol.replace(/\.\d+$/, '');
+    // `lock_a.0` (a static's clone), `abba::A::h544f1c83c2b8a7c5` (Rust's hash): the name before them.
+    const plain = symbol.replace(/\.\d+$/, '').replace(/::h[0-9a-f]{16}$/, '');
     if (plain === name || (!qualified && plain.endsWith(`::${name}`)) || (qualified && plain.endsWith(name) && (plain.length === name.length || plain.endsWith(`::${name}`)))) {
       for (const a of addresses) out.add(a);
     }

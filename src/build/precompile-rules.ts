@@ -42,9 +42,9 @@ function precompile(): string {
   // The packs' lock vocabulary for --source (rules/source-locks.ts), with each file's text.
   const vocabularyFiles = builtinVocabularyFiles(dir);
   const locks: SourceLocksJson = {
-    version: 1,
+    version: 2,
     files: vocabularyFiles.map((path) => ({ path, text: readFileSync(join(dir, path), 'utf8') })),
-    vocabulary: readVocabularies(vocabularyFiles.map((path) => ({ path: join(dir, path), shown: path })), { calls: [], releasing: [], methods: [], guards: [], scoped: [], callees: {} }),
+    vocabulary: readVocabularies(vocabularyFiles.map((path) => ({ path: join(dir, path), shown: path })), { calls: [], releasing: [], methods: [], guardMethods: [], guards: [], scoped: [], callees: {} }),
   };
   writeFileSync(sourceLocksJsonUrl(), `${JSON.stringify(locks)}\n`);
   return `${json.rules.length} rules, ${vocabularyFiles.length} lock vocabularies`;

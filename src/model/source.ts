@@ -1,6 +1,6 @@
 /**
  * What `--source DIR` reads (src/source/) and what it is told to look for: the lock vocabulary of
- * C and C++ code (the packs' source-locks.yaml, loaded by rules/source-locks.ts), the frames it is
+ * C, C++ and Rust code (the packs' source-locks.yaml, loaded by rules/source-locks.ts), the frames it is
  * asked about, and what it found at each. Plain data, shared by rules, source and analyze.
  */
 
@@ -25,6 +25,17 @@ export interface SourceLockCall {
 export interface SourceLockMethod {
   acquire: string[];
   release: string[];
+  kind: string;
+}
+
+/**
+ * Rust's lock methods, which return a guard: `let g = m.lock().unwrap();` holds `m` while `g`
+ * lives, to the end of its block or `drop(g)`; a guard bound to `_`, or never bound
+ * (`*m.lock().unwrap() += 1;`), lets go at the end of its statement. Only calls without arguments
+ * count: `file.read(&mut buf)` is no lock.
+ */
+export interface SourceLockGuardMethod {
+  methods: string[];
   kind: string;
 }
 
@@ -67,6 +78,8 @@ export interface SourceLockVocabulary {
   calls: SourceLockCall[];
   releasing: SourceLockReleasing[];
   methods: SourceLockMethod[];
+  /** Rust: lock methods that return a guard (src/source/rust-locks.ts). */
+  guardMethods: SourceLockGuardMethod[];
   guards: SourceLockGuard[];
   scoped: SourceLockScoped[];
   /**

@@ -28,6 +28,7 @@ const SourceLocksSchema = z.strictObject({
     .array(z.strictObject({ calls: z.array(z.string().min(1)).default([]), methods: z.array(z.string().min(1)).default([]), lockArg: z.number().int().min(0) }))
     .default([]),
   methods: z.array(z.strictObject({ acquire: Names, release: z.array(z.string().min(1)).default([]), kind: Kind })).default([]),
+  guardMethods: z.array(z.strictObject({ methods: Names, kind: Kind })).default([]),
   guards: z
     .array(
       z.strictObject({
@@ -55,6 +56,7 @@ export function readVocabularies(files: ReadonlyArray<{ path: string; shown: str
     for (const c of v.calls) merged.calls.push({ acquire: c.acquire, release: c.release, kind: c.kind, lockArg: c.lockArg, ...(c.symbol ? { symbol: c.symbol } : {}), ...(c.fixed ? { fixed: c.fixed } : {}) });
     merged.releasing.push(...v.releasing);
     merged.methods.push(...v.methods);
+    merged.guardMethods.push(...v.guardMethods);
     merged.guards.push(...v.guards);
     merged.scoped.push(...v.scoped);
     for (const [name, list] of Object.entries(v.callees)) merged.callees[name] = [...(merged.callees[name] ?? []), ...list];

@@ -19,7 +19,8 @@ export function sourceLocksJsonUrl(): URL {
 }
 
 export interface SourceLocksJson {
-  version: 1;
+  /** 2 since the vocabulary has guardMethods (Rust); a build's older file is read from YAML again. */
+  version: 2;
   /** The built-in files (relative to the packs folder) and their text at build time. */
   files: Array<{ path: string; text: string }>;
   vocabulary: SourceLockVocabulary;
@@ -31,7 +32,7 @@ export interface SourceLocksOptions {
   cwd: string;
 }
 
-const empty = (): SourceLockVocabulary => ({ calls: [], releasing: [], methods: [], guards: [], scoped: [], callees: {} });
+const empty = (): SourceLockVocabulary => ({ calls: [], releasing: [], methods: [], guardMethods: [], guards: [], scoped: [], callees: {} });
 
 /** The built-in packs' vocabulary files, relative to the packs folder, in pack order. */
 export function builtinVocabularyFiles(dir: string): string[] {
@@ -61,7 +62,7 @@ export function loadSourceLocks(options: SourceLocksOptions): SourceLockVocabula
     merged ??= readVocabularies(builtin.map((path) => ({ path: join(dir, path), shown: shown(join(dir, path)) })), empty());
     merged = readVocabularies(user.map((path) => ({ path, shown: shown(path) })), merged);
   }
-  if (merged.calls.length + merged.methods.length + merged.guards.length + merged.scoped.length === 0) {
+  if (merged.calls.length + merged.methods.length + merged.guardMethods.length + merged.guards.length + merged.scoped.length === 0) {
     throw new RuleError(`no lock vocabulary found (${SOURCE_LOCKS_FILE} in the packs)`);
   }
   return merged;
@@ -75,7 +76,7 @@ function fromBuild(dir: string, files: readonly string[]): SourceLockVocabulary 
   } catch {
     return null;
   }
-  if (json.version !== 1 || json.files.length !== files.length) return null;
+  if (json.version !== 2 || json.files.length !== files.length) return null;
   for (let i = 0; i < files.length; i++) {
     const then = json.files[i] as SourceLocksJson['files'][number];
     if (then.path !== files[i]) return null;

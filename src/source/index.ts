@@ -18,6 +18,7 @@ import { InputError } from '../errors.js';
 import type { SourceAnswer, SourceLockVocabulary, SourceProbe, SourceReport } from '../model/source.js';
 import { loadGrammars, type Grammars, type LanguageName } from './grammars.js';
 import { bareName, compileVocabulary, lineCallsCallee, scanLine, type CompiledVocabulary, type LineScan } from './locks.js';
+import { scanRustLine } from './rust-locks.js';
 import { createPathMapper, fileNameOf, type PathMapper, type SourceRoot } from './paths.js';
 
 export { bareName, lineCallsCallee, scanLine, compileVocabulary, type CompiledVocabulary, type LineScan } from './locks.js';
@@ -62,10 +63,10 @@ export function sourceRoots(dirs: readonly string[], cwd: string): SourceRoot[] 
   });
 }
 
-/** The grammar a file is parsed with: C for `.c` and `.h` (a header that C cannot parse is tried as C++ when that is loaded), C++ otherwise. */
+/** The grammar a file is parsed with: C for `.c` and `.h` (a header that C cannot parse is tried as C++ when that is loaded), Rust for `.rs`, C++ otherwise. */
 function languageOf(real: string): LanguageName {
   const ext = extname(real);
-  return ext === '.c' || ext === '.h' ? 'c' : 'cpp';
+  return ext === '.c' || ext === '.h' ? 'c' : ext === '.rs' ? 'rust' : 'cpp';
 }
 
 export async function openSourceReader(options: SourceReaderOptions): Promise<SourceReader> {
@@ -86,7 +87,10 @@ export async function openSourceReader(options: SourceReaderOptions): Promise<So
       const fresh = createPathMapper(roots, names);
       mapper = fresh;
       const wanted = new Set<LanguageName>(['c']);
-      if (paths === undefined) wanted.add('cpp');
+      if (paths === undefined) {
+        wanted.add('cpp');
+        wanted.add('rust');
+      }
       else for (const path of paths) {
         const match = fresh.map(path);
         if (match.kind === 'file') wanted.add(languageOf(match.real));
@@ -169,8 +173,10 @@ const WINDOW_AFTER = 30;
 function readFile(text: string, shown: string, real: string, probes: SourceProbe[], grammars: Grammars, vocabulary: CompiledVocabulary, notes: string[]): SourceAnswer[] {
   const lines = text.split('\n');
   const windows: Window[] = [];
-  const language = grammars.loaded(languageOf(real));
+  const languageName = languageOf(real);
+  const language = grammars.loaded(languageName);
   const cpp = grammars.loaded('cpp');
+  const scanner = languageName === 'rust' ? scanRustLine : scanLine;
   const parseRows = (start: number, end: number): Window => {
     const part = lines.slice(start, end);
     const source = part.join('\n');
@@ -195,7 +201,7 @@ function readFile(text: string, shown: string, real: string, probes: SourceProbe
     const row = line - 1;
     for (const w of windows) {
       if (row < w.start || row >= w.end) continue;
-      const scan = scanLine(w.tree.rootNode, line - w.start, vocabulary, w.lines);
+      const scan = scanner(w.tree.rootNode, line - w.start, vocabulary, w.lines);
       if (scan !== null && whole(scan, w, lines.length)) return shift(scan, w.start);
     }
     let before = WINDOW_BEFORE;
@@ -204,7 +210,7 @@ function readFile(text: string, shown: string, real: string, probes: SourceProbe
       const start = Math.max(0, row - before);
       const end = Math.min(lines.length, row + after + 1);
       const w = parseRows(start, end);
-      const scan = scanLine(w.tree.rootNode, line - start, vocabulary, w.lines);
+      const scan = scanner(w.tree.rootNode, line - start, vocabulary, w.lines);
       if ((scan !== null && whole(scan, w, lines.length)) || (start === 0 && end === lines.length)) return scan === null ? null : shift(scan, start);
       before *= 4;
       after *= 4;

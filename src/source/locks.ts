@@ -15,6 +15,8 @@ export interface CompiledVocabulary {
   release: Map<string, { lockArg: number | 'all'; fixedKey?: string }>;
   methodAcquire: Map<string, string>;
   methodRelease: Set<string>;
+  /** Rust: lock methods that return a guard, by name, the resource kind. */
+  guardMethods: Map<string, string>;
   guards: Map<string, { kind: string; allArgs: boolean; deferred: Set<string>; release: Set<string>; retake: Set<string> }>;
   scoped: Map<string, { kind: string; block: 'enclosing' | 'following' }>;
   /** Waits that let a lock go meanwhile: by call name and by method name, the lock's argument. */
@@ -29,6 +31,7 @@ export function compileVocabulary(v: SourceLockVocabulary): CompiledVocabulary {
     release: new Map(),
     methodAcquire: new Map(),
     methodRelease: new Set(),
+    guardMethods: new Map(),
     guards: new Map(),
     scoped: new Map(),
     releasingCalls: new Map(),
@@ -48,6 +51,7 @@ export function compileVocabulary(v: SourceLockVocabulary): CompiledVocabulary {
     for (const name of m.acquire) out.methodAcquire.set(name, m.kind);
     for (const name of m.release) out.methodRelease.add(name);
   }
+  for (const g of v.guardMethods) for (const name of g.methods) out.guardMethods.set(name, g.kind);
   for (const g of v.guards) {
     for (const type of g.types) out.guards.set(type, { kind: g.kind, allArgs: g.allArgs, deferred: new Set(g.deferred), release: new Set(g.release), retake: new Set(g.retake) });
   }
@@ -518,7 +522,8 @@ function normalizeCallee(text: string): string {
  * `___pthread_mutex_lock` → `pthread_mutex_lock`; `std::lock_guard<std::mutex>::lock_guard` → `lock_guard`.
  */
 export function bareName(name: string): string {
-  let n = stripTemplates(name.trim());
+  // Rust's legacy mangling hash (`abba::a_then_b::h0123456789abcdef`) is no part of the name.
+  let n = stripTemplates(name.trim().replace(/::h[0-9a-f]{16}$/, ''));
   const paren = n.indexOf('(');
   if (paren > 0) n = n.slice(0, paren);
   n = n.replace(/@.*$/, '');

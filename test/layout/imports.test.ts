@@ -39,7 +39,7 @@ const LAYERS: Record<string, readonly string[]> = {
   graph: ['model', 'errors'],
   report: ['model', 'errors'],
   live: ['model', 'errors'],
-  // `--source DIR`: reads C and C++ code with tree-sitter (the lock vocabulary comes from rules,
+  // `--source DIR`: reads C, C++ and Rust code with tree-sitter (the lock vocabulary comes from rules,
   // handed over by analyze as model data).
   source: ['model', 'errors'],
   // The pipeline: it wires the stages together.

@@ -25,6 +25,16 @@ const skipReason = await liveSkipReason();
 const FROM_SOURCE = ['abba', 'cxx-lock-guard-abba', 'join-holds-mutex', 'abc-cycle'];
 const HEALTHY = PROGRAMS.filter((p) => p.expect === 'healthy' && p.language !== 'python');
 
+/** Why a tool is missing (`rustc --version` fails), or null. */
+async function toolMissing(tool: string): Promise<string | null> {
+  try {
+    await promisify(execFile)(tool, ['--version'], { timeout: 20_000 });
+    return null;
+  } catch {
+    return `${tool} not found`;
+  }
+}
+
 /** Why glib-abba cannot be built here (no pkg-config or no GLib headers), or null. */
 async function glibMissing(): Promise<string | null> {
   try {
@@ -127,12 +137,48 @@ function assertGlibSourceClosesCycle(dump: string, sourceDir: string): void {
   }
 }
 
+/**
+ * fixtures/programs/rust-abba.rs (a zoo: test/rules/zoos.ts builds it with rustc -g): a
+ * std::sync::Mutex ABBA on statics. The dump names each Mutex (address and symbol) but, std's
+ * futex Mutex recording no owner, no holder: the text gives a hang. The source's `let` guards
+ * close the exact cycle; rs-audit dropped its guard before it waits, so it holds nothing and is
+ * only blocked behind the cycle.
+ */
+const RUST_ABBA = { name: 'rust-abba', cycle: ['rs-journal', 'rs-transfer'], holds: { 'rs-transfer': 'ACCOUNTS', 'rs-journal': 'JOURNAL' }, behind: 'rs-audit' } as const;
+
+function assertRustSourceClosesCycle(dump: string, sourceDir: string): void {
+  const plain = reportOf(dump, []);
+  assert.equal(plain.report.verdict, 'hang', 'the text alone: a hang, no cycle');
+  assert.deepEqual(plain.report.deadlocks, []);
+  const read = reportOf(dump, ['--source', sourceDir]);
+  assert.equal(read.stderr, '');
+  assert.equal(read.code, 1);
+  assert.equal(read.report.verdict, 'deadlock', JSON.stringify(read.report.notes));
+  assert.equal(read.report.deadlocks.length, 1);
+  const d = read.report.deadlocks[0]!;
+  assert.deepEqual(names(read.report, d.threads), [...RUST_ABBA.cycle]);
+  assert.equal(d.evidence, 'inferred');
+  const byName = (name: string) => read.report.threads.find((t) => t.name === name)!;
+  for (const [name, lock] of Object.entries(RUST_ABBA.holds)) {
+    const held = read.report.edges.filter((e) => e.kind === 'holds' && e.basis === 'source' && e.to === `thread:${byName(name).id}`);
+    assert.deepEqual(held.map((e) => e.description.replace(/:\d+:/, ':N:')), [`holds \`${lock}\` since rust-abba.rs:N: \`let _${lock.toLowerCase()} = ${lock}.lock().unwrap();\``], name);
+    assert.match(byName(name).acquireSite?.code ?? '', /^let _\w+ = \w+\.lock\(\)\.unwrap\(\);$/);
+  }
+  // drop(audit) let AUDIT go before the wait: nothing is claimed of rs-audit, blocked behind the cycle.
+  const audit = byName(RUST_ABBA.behind);
+  assert.deepEqual(read.report.edges.filter((e) => e.kind === 'holds' && e.basis === 'source' && e.to === `thread:${audit.id}`), []);
+  assert.ok(d.blockedBehind.includes(audit.id), `rs-audit blocked behind the cycle: ${JSON.stringify(d.blockedBehind)}`);
+}
+
 describe('--source on the captured dumps of the programs (no gdb needed)', () => {
   for (const name of FROM_SOURCE) {
     test(`fixtures/live/${name}.txt: hang from the text; the exact cycle from text + --source fixtures/programs, evidence inferred (source)`, () => {
       assertSourceClosesCycle(name, readFileSync(join(LIVE_FIXTURES, `${name}.txt`), 'utf8'), PROGRAMS_DIR);
     });
   }
+  test('fixtures/live/rust-abba.txt (std::sync::Mutex statics): a hang from the text, the exact cycle with --source', () => {
+    for (const variant of ['txt', 'nodebug.txt']) assertRustSourceClosesCycle(readFileSync(join(LIVE_FIXTURES, `${RUST_ABBA.name}.${variant}`), 'utf8'), PROGRAMS_DIR);
+  });
   test('fixtures/live/glib-abba.txt (GLib without debug info): GMutex waits from the text, the exact cycle with --source', () => {
     for (const variant of ['txt', 'nodebug.txt']) assertGlibSourceClosesCycle(readFileSync(join(LIVE_FIXTURES, `${GLIB_ABBA.name}.${variant}`), 'utf8'), PROGRAMS_DIR);
   });
@@ -198,6 +244,14 @@ describe('--source on the real programs, captured live', { concurrency: 2 }, () 
       });
     });
   }
+  test('rust-abba (rustc -g): captured with gdb now, the exact cycle with --source', { timeout: LIVE_TEST_TIMEOUT_MS }, async (t) => {
+    const reason = skipReason ?? (await toolMissing('rustc'));
+    if (reason) return t.skip(reason);
+    await buildZoo(ZOOS.find((z) => z.name === RUST_ABBA.name)!);
+    await withProgram(RUST_ABBA.name, async (p) => {
+      assertRustSourceClosesCycle(await captureBacktraces(p.pid), PROGRAMS_DIR);
+    });
+  });
   test('glib-abba (shared libglib, no debug info): captured with gdb now, the exact cycle with --source', { timeout: LIVE_TEST_TIMEOUT_MS }, async (t) => {
     const reason = skipReason ?? (await glibMissing());
     if (reason) return t.skip(reason);

@@ -22,6 +22,8 @@ test('the built-in packs name every form the issue lists', () => {
   for (const name of ['g_mutex_locker_new', 'QEMU_LOCK_GUARD', 'WITH_QEMU_LOCK_GUARD']) assert.ok(scoped.includes(name), name);
   assert.ok(v.methods.some((m) => m.acquire.includes('lock') && m.release.includes('unlock')), 'm.lock() / m.unlock()');
   assert.ok(v.calls.some((c) => c.release.includes('pthread_mutex_unlock')));
+  // Rust: the guard-returning methods, of the kinds the rust pack's waits use.
+  assert.deepEqual(v.guardMethods.map((g) => [g.kind, g.methods.join(',')]), [['rust-mutex', 'lock'], ['rust-rwlock', 'read,write,upgradable_read']]);
 });
 
 test("a user's pack declares its own spin_lock-style calls; a bad field is one line with the file and line", () => {

@@ -156,6 +156,21 @@ export const ZOOS: readonly Zoo[] = [
     },
   },
   {
+    name: 'rust-abba',
+    tool: 'rustc',
+    // A std::sync::Mutex ABBA (statics, guards bound by `let`) and a thread that drops its guard
+    // before it waits behind the cycle: the dump names each Mutex but no holder, the source does
+    // (test/live/source.test.ts).
+    build: async (dir) => {
+      await run('rustc', ['-g', '--edition', '2021', '-o', join(dir, 'rust-abba'), 'rust-abba.rs'], { cwd: PROGRAMS_DIR, timeout: 300_000 });
+    },
+    threads: {
+      'rs-transfer': { rules: ['rust.std.mutex'], state: 'blocked' },
+      'rs-journal': { rules: ['rust.std.mutex'], state: 'blocked' },
+      'rs-audit': { rules: ['rust.std.mutex'], state: 'blocked' },
+    },
+  },
+  {
     name: 'alloc-wait-zoo',
     tool: 'gcc',
     // glibc's own malloc: the signal handler's malloc waits for the arena lock the loop it
