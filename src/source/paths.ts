@@ -8,8 +8,8 @@
 import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 
-/** File names the suffix index keeps: C and C++ sources and headers. */
-const SOURCE_FILE = /\.(?:c|h|cc|cp|cpp|cxx|c\+\+|hh|hpp|hxx|h\+\+|inc|inl|ipp|tcc|C|H)$/;
+/** File names the suffix index keeps: C and C++ sources and headers, and Rust sources. */
+const SOURCE_FILE = /\.(?:c|h|cc|cp|cpp|cxx|c\+\+|hh|hpp|hxx|h\+\+|inc|inl|ipp|tcc|C|H|rs)$/;
 /** Folders never indexed: version control and package caches hold no code a frame runs. */
 const SKIPPED_DIRS = new Set(['.git', '.hg', '.svn', 'node_modules']);
 /** Entries walked at most per folder tree: a stray `--source /` stays bounded (noted when reached). */
