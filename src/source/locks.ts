@@ -7,6 +7,18 @@
  */
 import type { Node } from 'web-tree-sitter';
 import type { SourceHold, SourceLockRef, SourceLockVocabulary } from '../model/source.js';
+import * as tree from './tree.js';
+import { contains } from './tree.js';
+
+const BLOCK = 'compound_statement';
+const FUNCTIONS: ReadonlySet<string> = new Set(['function_definition', 'lambda_expression']);
+const COMMENTS: ReadonlySet<string> = new Set(['comment']);
+const onEveryWay = (node: Node, fn: Node, row: number): boolean => tree.onEveryWay(node, fn, row, alwaysRuns);
+const statementOf = (node: Node): Node | null => tree.statementOf(node, BLOCK);
+const enclosingBlock = (node: Node): Node | null => tree.enclosingBlock(node, BLOCK);
+/** The one-line statement around `node` on `row` (comments are nodes of their own: none trail it). */
+const statementText = (node: Node, row: number): string | null => tree.statementText(node, row, BLOCK, COMMENTS);
+const argumentNodes = (call: Node): Node[] => tree.argumentNodes(call, COMMENTS);
 
 /** The vocabulary by name, for lookups while walking. */
 export interface CompiledVocabulary {
@@ -95,17 +107,10 @@ type Held = SourceHold & { guard?: string };
  */
 export function scanLine(root: Node, line: number, vocabulary: CompiledVocabulary, lines: readonly string[]): LineScan | null {
   const row = line - 1;
-  const text = lines[row];
-  if (text === undefined) return null;
-  const column = Math.max(0, text.length - text.trimStart().length);
-  const at = root.descendantForPosition({ row, column });
-  if (at === null) return null;
-  let fn: Node | null = at;
-  while (fn !== null && fn.type !== 'function_definition' && fn.type !== 'lambda_expression') fn = fn.parent;
-  if (fn === null) return null;
-  const body = fn.childForFieldName('body');
-  if (body === null || body.startPosition.row > row || body.endPosition.row < row) return null;
-  const func: Node = fn;
+  const found = tree.functionAtLine(root, row, lines, FUNCTIONS);
+  if (found === null) return null;
+  const { at, fn: func, text } = found;
+  const body = func.childForFieldName('body') as Node;
 
   const before: LockEvent[] = [];
   const onLine: LockEvent[] = [];
@@ -196,16 +201,7 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
   // A name the function does not declare (no parameter, no local) is the file's own variable:
   // C declares before use, so it is declared at file scope. Not in a C++ method (it may be a
   // member) or a lambda (it may be a captured local of the enclosing function).
-  if (func.type === 'function_definition' && !cxxMember) {
-    const local = declaredNames(func);
-    const mark = (ref: SourceLockRef): void => {
-      const name = ref.symbols.length === 1 ? (ref.symbols[0] as string) : '';
-      if (/^[A-Za-z_]\w*$/.test(name) && !local.has(name)) ref.global = name;
-    };
-    for (const h of holds) mark(h.lock);
-    waits.forEach(mark);
-    released.forEach(mark);
-  }
+  if (func.type === 'function_definition' && !cxxMember) tree.markFileScope([...holds.map((h) => h.lock), ...waits, ...released], declaredNames(func));
   let outer: Node = func;
   while (outer.parent !== null && outer.parent.type !== 'translation_unit' && !['declaration_list', 'namespace_definition', 'linkage_specification', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif'].includes(outer.parent.type)) outer = outer.parent;
   return {
@@ -218,14 +214,6 @@ export function scanLine(root: Node, line: number, vocabulary: CompiledVocabular
     waits,
     released,
   };
-}
-
-/** The text of the one-line statement around `node` on `row` (comments are nodes of their own: none trail it). */
-function statementText(node: Node, row: number): string | null {
-  const statement = statementOf(node);
-  if (statement === null || statement.startPosition.row !== row || statement.endPosition.row !== row) return null;
-  if (statement.type === 'compound_statement' || statement.type === 'comment') return null;
-  return statement.text.replace(/\s+/g, ' ').trim();
 }
 
 function removeWhere<T>(list: T[], test: (item: T) => boolean): void {
@@ -252,18 +240,6 @@ function declaratorNames(decl: Node): string[] {
     if (n !== null && n.type === 'identifier') out.push(n.text);
   }
   return out;
-}
-
-/** Whether the node runs on every way from the function's start to `row`: no branch it is in leaves the line out. */
-function onEveryWay(node: Node, fn: Node, row: number): boolean {
-  let child: Node = node;
-  let parent = node.parent;
-  while (parent !== null && parent !== fn) {
-    if (!alwaysRuns(parent, child) && !contains(child, row)) return false;
-    child = parent;
-    parent = parent.parent;
-  }
-  return true;
 }
 
 /** Whether `child` runs whenever `parent` does. */
@@ -295,10 +271,6 @@ function alwaysRuns(parent: Node, child: Node): boolean {
     default:
       return true;
   }
-}
-
-function contains(node: Node, row: number): boolean {
-  return node.startPosition.row <= row && node.endPosition.row >= row;
 }
 
 /** The lock event of a call, if the vocabulary knows it. */
@@ -392,25 +364,6 @@ function guardOf(v: CompiledVocabulary, typeText: string): { type: string; value
   // `lock_guard<mutex>` under `using namespace std;`.
   for (const [type, value] of v.guards) if (type.endsWith(`::${bare}`)) return { type, value };
   return undefined;
-}
-
-/** The argument nodes of a call, comments left out. */
-function argumentNodes(call: Node): Node[] {
-  const list = call.childForFieldName('arguments');
-  return (list?.namedChildren ?? []).filter((n): n is Node => n !== null && n.type !== 'comment');
-}
-
-/** The statement a node is part of (its ancestor whose parent is a block). */
-function statementOf(node: Node): Node | null {
-  let n: Node | null = node;
-  while (n !== null && n.parent !== null && n.parent.type !== 'compound_statement') n = n.parent;
-  return n;
-}
-
-function enclosingBlock(node: Node): Node | null {
-  let n = node.parent;
-  while (n !== null && n.type !== 'compound_statement') n = n.parent;
-  return n;
 }
 
 function fieldOperator(field: Node): string {

@@ -13,6 +13,17 @@
 import type { Node } from 'web-tree-sitter';
 import type { SourceHold, SourceLockRef } from '../model/source.js';
 import type { CompiledVocabulary, LineScan } from './locks.js';
+import * as tree from './tree.js';
+import { contains } from './tree.js';
+
+const BLOCK = 'block';
+const FUNCTIONS: ReadonlySet<string> = new Set(['function_item', 'closure_expression']);
+const COMMENTS: ReadonlySet<string> = new Set(['line_comment', 'block_comment']);
+const onEveryWay = (node: Node, fn: Node, row: number): boolean => tree.onEveryWay(node, fn, row, alwaysRuns);
+const statementOf = (node: Node): Node | null => tree.statementOf(node, BLOCK);
+const enclosingBlock = (node: Node): Node | null => tree.enclosingBlock(node, BLOCK);
+const statementText = (node: Node, row: number): string | null => tree.statementText(node, row, BLOCK, COMMENTS);
+const argumentNodes = (call: Node): Node[] => tree.argumentNodes(call, COMMENTS);
 
 /** Calls on a guard's Result that keep the guard (`m.lock().unwrap()`). */
 const KEEPS_GUARD = new Set(['unwrap', 'expect', 'unwrap_or_else', 'unwrap_unchecked']);
@@ -35,17 +46,10 @@ type Held = SourceHold & { guard: string | null };
 /** Scans the Rust function around `line` (1-based); null when the line is in no function. */
 export function scanRustLine(root: Node, line: number, v: CompiledVocabulary, lines: readonly string[]): LineScan | null {
   const row = line - 1;
-  const text = lines[row];
-  if (text === undefined) return null;
-  const column = Math.max(0, text.length - text.trimStart().length);
-  const at = root.descendantForPosition({ row, column });
-  if (at === null) return null;
-  let fn: Node | null = at;
-  while (fn !== null && fn.type !== 'function_item' && fn.type !== 'closure_expression') fn = fn.parent;
-  if (fn === null) return null;
-  const body = fn.childForFieldName('body');
-  if (body === null || body.startPosition.row > row || body.endPosition.row < row) return null;
-  const func: Node = fn;
+  const found = tree.functionAtLine(root, row, lines, FUNCTIONS);
+  if (found === null) return null;
+  const { at, fn: func, text } = found;
+  const body = func.childForFieldName('body') as Node;
 
   const takes: Take[] = [];
   const drops: Array<{ node: Node; name: string }> = [];
@@ -102,15 +106,11 @@ export function scanRustLine(root: Node, line: number, v: CompiledVocabulary, li
       break;
     }
   }
-  // A receiver the function does not bind (no parameter, no `let`) is a static or const of the module.
-  const local = boundNames(func);
-  const mark = (ref: SourceLockRef): void => {
-    const name = ref.symbols.length === 1 ? (ref.symbols[0] as string) : '';
-    if (/^[A-Za-z_]\w*$/.test(name) && !local.has(name)) ref.global = name;
-  };
-  for (const h of holds) mark(h.lock);
-  waits.forEach(mark);
-  released.forEach(mark);
+  // A receiver the function does not bind (no parameter, no `let`) is a static or const of the
+  // module. In a closure, the names of the function around it count too (it may capture them).
+  let named: Node | null = func;
+  while (named !== null && named.type !== 'function_item') named = named.parent;
+  if (named !== null) tree.markFileScope([...holds.map((h) => h.lock), ...waits, ...released], boundNames(named));
 
   let outer: Node = func;
   while (outer.parent !== null && outer.parent.type !== 'source_file' && outer.parent.type !== 'declaration_list') outer = outer.parent;
@@ -202,11 +202,6 @@ function callName(call: Node): string | null {
   return null;
 }
 
-function argumentNodes(call: Node): Node[] {
-  const list = call.childForFieldName('arguments');
-  return (list?.namedChildren ?? []).filter((n): n is Node => n !== null && n.type !== 'line_comment' && n.type !== 'block_comment');
-}
-
 /** Names the function binds: parameters, `let`, `for`, closure and match patterns (any nesting). */
 function boundNames(fn: Node): Set<string> {
   const out = new Set<string>();
@@ -222,18 +217,6 @@ function boundNames(fn: Node): Set<string> {
   };
   visit(fn);
   return out;
-}
-
-/** Whether the node runs on every way from the function's start to `row`. */
-function onEveryWay(node: Node, fn: Node, row: number): boolean {
-  let child: Node = node;
-  let parent = node.parent;
-  while (parent !== null && parent !== fn) {
-    if (!alwaysRuns(parent, child) && !contains(child, row)) return false;
-    child = parent;
-    parent = parent.parent;
-  }
-  return true;
 }
 
 /** Whether `child` runs whenever `parent` does. */
@@ -259,29 +242,4 @@ function alwaysRuns(parent: Node, child: Node): boolean {
     default:
       return true;
   }
-}
-
-function contains(node: Node, row: number): boolean {
-  return node.startPosition.row <= row && node.endPosition.row >= row;
-}
-
-/** The statement a node is part of: its ancestor whose parent is a block. */
-function statementOf(node: Node): Node | null {
-  let n: Node | null = node;
-  while (n !== null && n.parent !== null && n.parent.type !== 'block') n = n.parent;
-  return n;
-}
-
-function enclosingBlock(node: Node): Node | null {
-  let n = node.parent;
-  while (n !== null && n.type !== 'block') n = n.parent;
-  return n;
-}
-
-/** The one-line statement around `node` on `row`, spaces collapsed. */
-function statementText(node: Node, row: number): string | null {
-  const statement = statementOf(node);
-  if (statement === null || statement.startPosition.row !== row || statement.endPosition.row !== row) return null;
-  if (statement.type === 'block' || statement.type === 'line_comment' || statement.type === 'block_comment') return null;
-  return statement.text.replace(/\s+/g, ' ').trim();
 }

@@ -64,18 +64,25 @@ function reportOf(dump: string, args: string[]): { code: number; report: JsonRep
   return { code: r.code, report: JSON.parse(r.stdout) as JsonReport, stderr: r.stderr };
 }
 
+/** The report with --source: exit 1, one deadlock of exactly `cycle` (thread names), evidence inferred. */
+function exactCycleFromSource(dump: string, sourceDir: string, cycle: readonly string[]): { report: JsonReport; deadlock: JsonReport['deadlocks'][number] } {
+  const read = reportOf(dump, ['--source', sourceDir]);
+  assert.equal(read.stderr, '');
+  assert.equal(read.code, 1);
+  assert.equal(read.report.verdict, 'deadlock', `with --source: ${JSON.stringify(read.report.notes)}`);
+  assert.equal(read.report.deadlocks.length, 1);
+  const deadlock = read.report.deadlocks[0]!;
+  assert.deepEqual(names(read.report, deadlock.threads), [...cycle].sort(), 'exactly the cycle threads');
+  assert.equal(deadlock.evidence, 'inferred');
+  return { report: read.report, deadlock };
+}
+
 /** What a deadlock program must show: hang from the text, the exact cycle from text + --source, holds from the source. */
 function assertSourceClosesCycle(name: string, dump: string, sourceDir: string): void {
   const plain = reportOf(dump, []);
   assert.equal(plain.report.verdict, 'hang', `${name}: the text alone gives hang`);
-  const read = reportOf(dump, ['--source', sourceDir]);
-  assert.equal(read.stderr, '');
-  assert.equal(read.code, 1);
-  assert.equal(read.report.verdict, 'deadlock', `${name}: with --source: ${JSON.stringify(read.report.notes)}`);
-  assert.equal(read.report.deadlocks.length, 1);
-  const d = read.report.deadlocks[0]!;
-  assert.deepEqual(names(read.report, d.threads), [...spec(name).cycle].sort(), 'exactly the cycle threads');
-  assert.equal(d.evidence, 'inferred');
+  const { report, deadlock: d } = exactCycleFromSource(dump, sourceDir, spec(name).cycle);
+  const read = { report };
   const sourceHolds = read.report.edges.filter((e) => e.kind === 'holds' && e.basis === 'source');
   assert.ok(sourceHolds.length >= 1, 'hold edges from the source');
   for (const e of sourceHolds) {
@@ -115,14 +122,7 @@ function assertGlibSourceClosesCycle(dump: string, sourceDir: string): void {
     // Where it waits is the program's line, not the nameless libglib frame.
     assert.match(`${t.acquireSite?.function} ${t.acquireSite?.file}`, /^take_[ab]_then_[ab] glib-abba\.c$/, `${name} acquire site`);
   }
-  const read = reportOf(dump, ['--source', sourceDir]);
-  assert.equal(read.stderr, '');
-  assert.equal(read.code, 1);
-  assert.equal(read.report.verdict, 'deadlock', JSON.stringify(read.report.notes));
-  assert.equal(read.report.deadlocks.length, 1);
-  const d = read.report.deadlocks[0]!;
-  assert.deepEqual(names(read.report, d.threads), [...GLIB_ABBA.cycle]);
-  assert.equal(d.evidence, 'inferred');
+  const read = { report: exactCycleFromSource(dump, sourceDir, GLIB_ABBA.cycle).report };
   for (const [name, lock] of Object.entries(GLIB_ABBA.holds)) {
     const id = read.report.threads.find((t) => t.name === name)?.id;
     // With the source, where it waits shows the line that asks for the other lock.
@@ -150,14 +150,8 @@ function assertRustSourceClosesCycle(dump: string, sourceDir: string): void {
   const plain = reportOf(dump, []);
   assert.equal(plain.report.verdict, 'hang', 'the text alone: a hang, no cycle');
   assert.deepEqual(plain.report.deadlocks, []);
-  const read = reportOf(dump, ['--source', sourceDir]);
-  assert.equal(read.stderr, '');
-  assert.equal(read.code, 1);
-  assert.equal(read.report.verdict, 'deadlock', JSON.stringify(read.report.notes));
-  assert.equal(read.report.deadlocks.length, 1);
-  const d = read.report.deadlocks[0]!;
-  assert.deepEqual(names(read.report, d.threads), [...RUST_ABBA.cycle]);
-  assert.equal(d.evidence, 'inferred');
+  const { report, deadlock: d } = exactCycleFromSource(dump, sourceDir, RUST_ABBA.cycle);
+  const read = { report };
   const byName = (name: string) => read.report.threads.find((t) => t.name === name)!;
   for (const [name, lock] of Object.entries(RUST_ABBA.holds)) {
     const held = read.report.edges.filter((e) => e.kind === 'holds' && e.basis === 'source' && e.to === `thread:${byName(name).id}`);

@@ -84,6 +84,13 @@ test('a Condvar wait on the line lets its guard\'s lock go (std: by value, parki
   assert.deepEqual(b.released?.map((r) => r.text), ['M']);
 });
 
+test('in a closure, a lock the function around it binds is no static; the closure\'s own guards count', () => {
+  const a = ask('closure.rs', ['fn f() {', '    let m = Mutex::new(0);', '    let h = move || {', '        let _g = m.lock().unwrap();', '        let _b = B.lock().unwrap(); // WAIT', '    };', '}'], 'WAIT', { function: 'app::f::{closure#0}' });
+  assert.deepEqual(held(a), ['m@4']);
+  assert.equal(a.holds[0]?.lock.global, undefined, 'm is a captured local');
+  assert.equal(a.waits[0]?.global, 'B');
+});
+
 test('a frame whose line does not call the function below it marks the file as not matching the dump', () => {
   const a = ask('edited.rs', ['fn f() {', '    let _a = A.lock().unwrap();', '    println!("moved"); // WAIT', '    let _b = B.lock().unwrap();', '}'], 'WAIT');
   assert.equal(a.status, 'mismatch');
