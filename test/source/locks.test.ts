@@ -8,31 +8,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { SourceAnswer, SourceProbe } from '../../src/model/source.js';
 import { loadSourceLocks } from '../../src/rules/source-locks.js';
-import { openSourceReader, type SourceReader } from '../../src/source/index.js';
+import { openSourceReader } from '../../src/source/index.js';
 import { ROOT } from '../helpers/paths.js';
+import { sourceFolder } from '../helpers/source-reader.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'waitgraph-source-'));
-let reader: SourceReader;
-
-before(async () => {
-  reader = await openSourceReader({ dirs: [dir], cwd: dir, vocabulary: loadSourceLocks({ cwd: ROOT }), maxFileBytes: 64 * 1024 });
-  await reader.prepare();
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Writes `name` (lines joined), then asks about the line holding `marker`. */
-function ask(name: string, lines: string[], marker: string, probe: Partial<SourceProbe> = {}): SourceAnswer & { notes: string[] } {
-  const path = join(dir, name);
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  const line = lines.findIndex((l) => l.includes(marker)) + 1;
-  assert.ok(line > 0, `marker ${marker} not in ${name}`);
-  const report = reader.read([{ id: 1, path: name, line, function: probe.function ?? 'f', callee: probe.callee === undefined ? 'pthread_mutex_lock' : probe.callee, ...probe }]);
-  return { ...(report.answers[0] as SourceAnswer), notes: report.notes };
-}
+/** Asks as a frame of `f` calling pthread_mutex_lock. */
+const { dir, ask, reader } = sourceFolder('waitgraph-source-', { function: 'f', callee: 'pthread_mutex_lock' });
 
 const held = (a: SourceAnswer): string[] => a.holds.map((h) => `${h.lock.text}@${h.line}`);
 
@@ -135,7 +119,7 @@ test('path mapping: exact relative path first, then the longest path suffix; two
   mkdirSync(join(dir, 'deep', 'src', 'gc'), { recursive: true });
   for (const d of ['src/gc', 'other/gc', 'deep/src/gc']) writeFileSync(join(dir, d, 'gc.c'), 'void f(void) {\n  pthread_mutex_lock(&a);\n  pthread_mutex_lock(&b);\n}\n');
   const probe = (path: string): SourceProbe => ({ id: 1, path, line: 3, function: 'f', callee: 'pthread_mutex_lock' });
-  const one = (path: string) => reader.read([probe(path)]);
+  const one = (path: string) => reader().read([probe(path)]);
   assert.equal(one('top.c').answers[0]?.file, 'top.c');
   assert.equal(one('/cache/build/x86_64/top.c').answers[0]?.file, 'top.c');
   assert.equal(one('src/gc/gc.c').answers[0]?.file, 'src/gc/gc.c', 'exact beats the longer deep/src/gc/gc.c');
@@ -173,11 +157,11 @@ test('safety: no path out of the folder, no symbolic link out of it, a stated si
     writeFileSync(join(outside, 'secret.c'), 'void f(void) {\n  pthread_mutex_lock(&a);\n  pthread_mutex_lock(&b);\n}\n');
     symlinkSync(join(outside, 'secret.c'), join(dir, 'linked.c'));
     const probe = (path: string): SourceProbe => ({ id: 1, path, line: 3, function: 'f', callee: 'pthread_mutex_lock' });
-    assert.equal(reader.read([probe('linked.c')]).answers[0]?.status, 'unmapped', 'a link out of the folder is not followed');
-    assert.equal(reader.read([probe('../' + outside.split('/').pop() + '/secret.c')]).answers[0]?.status, 'unmapped', '.. does not leave the folder');
-    assert.equal(reader.read([probe(join(outside, 'secret.c'))]).answers[0]?.status, 'unmapped', 'an absolute path elsewhere maps only by suffix, and none matches');
+    assert.equal(reader().read([probe('linked.c')]).answers[0]?.status, 'unmapped', 'a link out of the folder is not followed');
+    assert.equal(reader().read([probe('../' + outside.split('/').pop() + '/secret.c')]).answers[0]?.status, 'unmapped', '.. does not leave the folder');
+    assert.equal(reader().read([probe(join(outside, 'secret.c'))]).answers[0]?.status, 'unmapped', 'an absolute path elsewhere maps only by suffix, and none matches');
     writeFileSync(join(dir, 'huge.c'), `void f(void) {\n  pthread_mutex_lock(&a);\n  pthread_mutex_lock(&b);\n}\n/*${'x'.repeat(70 * 1024)}*/\n`);
-    const big = reader.read([probe('huge.c')]);
+    const big = reader().read([probe('huge.c')]);
     assert.equal(big.answers[0]?.status, 'skipped');
     assert.match(big.notes.join(' '), /huge\.c is 0\.1 MB, over the 0\.1 MB size cap for a source file; it was not read/);
   } finally {
@@ -188,7 +172,7 @@ test('safety: no path out of the folder, no symbolic link out of it, a stated si
 
 test('each file is parsed once for all the frames that name it', () => {
   writeFileSync(join(dir, 'many.c'), 'void f(void) {\n  pthread_mutex_lock(&a);\n  pthread_mutex_lock(&b);\n}\nvoid g(void) {\n  pthread_mutex_lock(&b);\n  pthread_mutex_lock(&a);\n}\n');
-  const report = reader.read([
+  const report = reader().read([
     { id: 7, path: 'many.c', line: 3, function: 'f', callee: 'pthread_mutex_lock' },
     { id: 8, path: 'many.c', line: 7, function: 'g', callee: 'pthread_mutex_lock' },
   ]);

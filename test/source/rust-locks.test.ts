@@ -5,32 +5,12 @@
  * not in, or handed to a Condvar wait on the line is not. Real tree-sitter-rust (the npm wasm build).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { SourceAnswer, SourceProbe } from '../../src/model/source.js';
-import { loadSourceLocks } from '../../src/rules/source-locks.js';
-import { openSourceReader, type SourceReader } from '../../src/source/index.js';
-import { ROOT } from '../helpers/paths.js';
+import { test } from 'node:test';
+import type { SourceAnswer } from '../../src/model/source.js';
+import { sourceFolder } from '../helpers/source-reader.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'waitgraph-rust-source-'));
-let reader: SourceReader;
-
-before(async () => {
-  reader = await openSourceReader({ dirs: [dir], cwd: dir, vocabulary: loadSourceLocks({ cwd: ROOT }), maxFileBytes: 64 * 1024 });
-  await reader.prepare();
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Writes `name`, then asks about the line holding `marker`, as a frame of `function` calling std's Mutex::lock. */
-function ask(name: string, lines: string[], marker: string, probe: Partial<SourceProbe> = {}): SourceAnswer & { notes: string[] } {
-  writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
-  const line = lines.findIndex((l) => l.includes(marker)) + 1;
-  assert.ok(line > 0, `marker ${marker} not in ${name}`);
-  const report = reader.read([{ id: 1, path: name, line, function: 'app::f', callee: 'std::sync::poison::mutex::Mutex<u32>::lock<u32>', ...probe }]);
-  return { ...(report.answers[0] as SourceAnswer), notes: report.notes };
-}
+/** Asks as a frame of `app::f` calling std's Mutex::lock. */
+const { ask } = sourceFolder('waitgraph-rust-source-', { function: 'app::f', callee: 'std::sync::poison::mutex::Mutex<u32>::lock<u32>' });
 
 const held = (a: SourceAnswer): string[] => a.holds.map((h) => `${h.lock.text}@${h.line}`);
 
