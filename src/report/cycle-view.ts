@@ -157,7 +157,8 @@ export function threadsByKey(analysis: Analysis): Map<ThreadKey, ThreadAnalysis>
 export function waitSentence(waiter: string, wait: Edge, holder: string, hold: Edge | null, self: boolean): string {
   if (hold === null) return `${waiter} ${wait.description}: ${holder}`;
   const clause = holdClause(hold.description);
-  if (self) return `${waiter} ${wait.description}, which it holds itself${clause}`;
+  // `…, which it holds itself: it holds `m` since f.c:12: …`, not a second `which` after the first.
+  if (self) return `${waiter} ${wait.description}, which it holds itself${clause.startsWith(', which ') ? `: it ${clause.slice(', which '.length)}` : clause}`;
   if (hold.ruleId === 'thread-identity' || hold.basis === 'thread-identity') {
     const how = /\(([^()]+)\)\s*$/.exec(wait.description)?.[1];
     return `${waiter} waits for ${holder} to exit (${how ? `${how}; ` : ''}${hold.description})`;

@@ -6,7 +6,8 @@
  * - `let g = m.lock().unwrap();` (through `unwrap`, `expect` or `?`) holds `m` while `g` lives: to
  *   the end of the block of the `let`, unless `drop(g)` ends it first. Shadowing `g` drops nothing.
  * - `let _ = m.lock();`, and a guard never bound (`*m.lock().unwrap() += 1;`), let go at the end
- *   of their statement.
+ *   of their statement, except in a `match` scrutinee (held through the arms) and an `if let` /
+ *   `while let` one (held through the block it guards).
  * - A lock taken in a branch the line is not in (an `if`, a `match` arm, a loop body, a closure)
  *   is not claimed, nor one released (`drop`) anywhere before the line.
  */
@@ -27,6 +28,8 @@ const argumentNodes = (call: Node): Node[] => tree.argumentNodes(call, COMMENTS)
 
 /** Calls on a guard's Result that keep the guard (`m.lock().unwrap()`). */
 const KEEPS_GUARD = new Set(['unwrap', 'expect', 'unwrap_or_else', 'unwrap_unchecked']);
+/** The guard name of a temporary a scrutinee keeps alive (no `drop` can name it). */
+const TEMPORARY = '<temporary>';
 /** The functions that drop a value: `drop(g)`. */
 const DROPS = new Set(['drop', 'mem::drop', 'std::mem::drop', 'core::mem::drop']);
 
@@ -150,13 +153,39 @@ function lockCall(call: Node, v: CompiledVocabulary): Take | null {
     }
     break;
   }
-  const statement = statementOf(call);
   const binding = kept.parent?.type === 'let_declaration' && kept.parent.childForFieldName('value')?.id === kept.id ? kept.parent : null;
-  const pattern = binding?.childForFieldName('pattern') ?? null;
-  const named = pattern !== null && pattern.type === 'identifier' ? pattern.text : null;
-  const scope = binding !== null ? enclosingBlock(binding) : statement;
-  if (scope === null) return null;
-  return { node: call, lock, via: method, guard: named, scope };
+  if (binding !== null) {
+    const pattern = binding.childForFieldName('pattern');
+    const scope = enclosingBlock(binding);
+    if (scope === null) return null;
+    return { node: call, lock, via: method, guard: pattern !== null && pattern.type === 'identifier' ? pattern.text : null, scope };
+  }
+  const extended = scrutineeScope(call);
+  if (extended !== null) return { node: call, lock, via: method, guard: TEMPORARY, scope: extended };
+  const statement = statementOf(call);
+  if (statement === null) return null;
+  return { node: call, lock, via: method, guard: null, scope: statement };
+}
+
+/**
+ * A guard never bound that lives on past its expression: a temporary in a `match` scrutinee lives
+ * through every arm, one in an `if let` or `while let` through the block it guards (`match
+ * m.lock().unwrap().get(k) { None => … m.lock() … }` waits for itself). The block, or null. (An
+ * `if let` temporary also lives through the `else` block before edition 2024; only the part both
+ * editions agree on is claimed.)
+ */
+function scrutineeScope(call: Node): Node | null {
+  let child: Node = call;
+  for (let n = call.parent; n !== null && n.type !== 'block' && n.type !== 'closure_expression'; child = n, n = n.parent) {
+    if (n.type === 'match_expression' && n.childForFieldName('value')?.id === child.id) return n.childForFieldName('body');
+    if (n.type === 'let_condition' && n.childForFieldName('value')?.id === child.id) {
+      const owner = n.parent;
+      if (owner?.type === 'if_expression' && owner.childForFieldName('condition')?.id === n.id) return owner.childForFieldName('consequence');
+      if (owner?.type === 'while_expression' && owner.childForFieldName('condition')?.id === n.id) return owner.childForFieldName('body');
+      return null;
+    }
+  }
+  return null;
 }
 
 /** The lock a receiver names: a static or local (`A`), a field of `self` or a parameter (`self.inner.state`). */

@@ -31,6 +31,21 @@ test('a guard bound to _, or never bound, lets go at the end of its statement; `
   assert.deepEqual(held(a), ['D@4']);
 });
 
+test('a temporary guard in a match, if let or while let scrutinee lives through the arms or the block it guards', () => {
+  const m = ask('match.rs', ['fn f(k: u32) {', '    let n = M.lock().unwrap().len();', '    match M.lock().unwrap().get(&k) {', '        Some(v) => v.run(),', '        None => {', '            let _g = M.lock().unwrap(); // WAIT', '        }', '    }', '}'], 'WAIT');
+  assert.deepEqual(held(m), ['M@3'], 'the scrutinee\'s guard, not the one of `let n` (dropped at its `;`)');
+  assert.equal(m.holds[0]?.code, 'match M.lock().unwrap().get(&k) {');
+  assert.deepEqual(m.waits.map((w) => w.text), ['M'], 'it waits for the lock it holds');
+  const i = ask('iflet.rs', ['fn f() {', '    if let Some(job) = Q.lock().unwrap().pop_front() {', '        let _s = S.lock().unwrap(); // WAIT', '    }', '}'], 'WAIT');
+  assert.deepEqual(held(i), ['Q@2']);
+  const e = ask('ifelse.rs', ['fn f() {', '    if let Some(job) = Q.lock().unwrap().pop_front() {', '        job.run();', '    } else {', '        let _s = S.lock().unwrap(); // WAIT', '    }', '}'], 'WAIT');
+  assert.deepEqual(held(e), [], 'the else block: edition 2024 drops it first');
+  const w = ask('whilelet.rs', ['fn f() {', '    while let Some(job) = Q.lock().unwrap().pop_front() {', '        let _s = S.lock().unwrap(); // WAIT', '    }', '    let _t = T.lock().unwrap();', '}'], 'WAIT');
+  assert.deepEqual(held(w), ['Q@2']);
+  const after = ask('after.rs', ['fn f() {', '    match Q.lock().unwrap().len() { 0 => {}, _ => {} }', '    let _s = S.lock().unwrap(); // WAIT', '}'], 'WAIT');
+  assert.deepEqual(held(after), [], 'after the match');
+});
+
 test('drop(g) before the line ends the guard; a shadowed guard stays held', () => {
   const a = ask('drop.rs', ['fn f() {', '    let g = A.lock().unwrap();', '    drop(g);', '    let g = C.lock().unwrap();', '    let g = D.lock().unwrap();', '    let _b = B.lock().unwrap(); // WAIT', '}'], 'WAIT');
   assert.deepEqual(held(a), ['C@4', 'D@5'], 'shadowing drops nothing');
