@@ -164,6 +164,21 @@ function assertRustSourceClosesCycle(dump: string, sourceDir: string): void {
   assert.ok(d.blockedBehind.includes(audit.id), `rs-audit blocked behind the cycle: ${JSON.stringify(d.blockedBehind)}`);
 }
 
+/**
+ * fixtures/programs/rust-match-guard.rs: a match on a value read through a MutexGuard never bound;
+ * the arm that locks the same Mutex again waits for the scrutinee's guard, which lives through the
+ * arms. The text shows one thread waiting (a hang); the source shows it holds what it waits for.
+ */
+function assertRustSelfDeadlockFromSource(dump: string, sourceDir: string): void {
+  assert.equal(reportOf(dump, []).report.verdict, 'hang', 'the text alone: a hang');
+  const { report, deadlock } = exactCycleFromSource(dump, sourceDir, ['rs-cache']);
+  const id = report.threads.find((t) => t.name === 'rs-cache')?.id;
+  const held = report.edges.filter((e) => e.kind === 'holds' && e.basis === 'source' && e.to === `thread:${id}`);
+  assert.equal(held.length, 1);
+  assert.match(held[0]!.description, /^holds `CACHE` since rust-match-guard\.rs:\d+: `match CACHE\.lock\(\)\.unwrap\(\)/);
+  assert.deepEqual(deadlock.resources.map((r) => `res:${r}`), [held[0]!.from], 'it waits for the lock it holds');
+}
+
 describe('--source on the captured dumps of the programs (no gdb needed)', () => {
   for (const name of FROM_SOURCE) {
     test(`fixtures/live/${name}.txt: hang from the text; the exact cycle from text + --source fixtures/programs, evidence inferred (source)`, () => {
@@ -172,6 +187,9 @@ describe('--source on the captured dumps of the programs (no gdb needed)', () =>
   }
   test('fixtures/live/rust-abba.txt (std::sync::Mutex statics): a hang from the text, the exact cycle with --source', () => {
     for (const variant of ['txt', 'nodebug.txt']) assertRustSourceClosesCycle(readFileSync(join(LIVE_FIXTURES, `${RUST_ABBA.name}.${variant}`), 'utf8'), PROGRAMS_DIR);
+  });
+  test('fixtures/live/rust-match-guard.txt: a match scrutinee\'s guard, held through the arms, is the thread\'s own deadlock with --source', () => {
+    for (const variant of ['txt', 'nodebug.txt']) assertRustSelfDeadlockFromSource(readFileSync(join(LIVE_FIXTURES, `rust-match-guard.${variant}`), 'utf8'), PROGRAMS_DIR);
   });
   test('fixtures/live/glib-abba.txt (GLib without debug info): GMutex waits from the text, the exact cycle with --source', () => {
     for (const variant of ['txt', 'nodebug.txt']) assertGlibSourceClosesCycle(readFileSync(join(LIVE_FIXTURES, `${GLIB_ABBA.name}.${variant}`), 'utf8'), PROGRAMS_DIR);
@@ -244,6 +262,14 @@ describe('--source on the real programs, captured live', { concurrency: 2 }, () 
     await buildZoo(ZOOS.find((z) => z.name === RUST_ABBA.name)!);
     await withProgram(RUST_ABBA.name, async (p) => {
       assertRustSourceClosesCycle(await captureBacktraces(p.pid), PROGRAMS_DIR);
+    });
+  });
+  test('rust-match-guard (rustc -g): captured with gdb now, the thread\'s own deadlock with --source', { timeout: LIVE_TEST_TIMEOUT_MS }, async (t) => {
+    const reason = skipReason ?? (await toolMissing('rustc'));
+    if (reason) return t.skip(reason);
+    await buildZoo(ZOOS.find((z) => z.name === 'rust-match-guard')!);
+    await withProgram('rust-match-guard', async (p) => {
+      assertRustSelfDeadlockFromSource(await captureBacktraces(p.pid), PROGRAMS_DIR);
     });
   });
   test('glib-abba (shared libglib, no debug info): captured with gdb now, the exact cycle with --source', { timeout: LIVE_TEST_TIMEOUT_MS }, async (t) => {

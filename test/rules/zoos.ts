@@ -171,6 +171,18 @@ export const ZOOS: readonly Zoo[] = [
     },
   },
   {
+    name: 'rust-match-guard',
+    tool: 'rustc',
+    // A self-deadlock through a match scrutinee's temporary MutexGuard, which lives through the
+    // arms: the dump shows the wait, only the source the hold (test/live/source.test.ts).
+    build: async (dir) => {
+      await run('rustc', ['-g', '--edition', '2021', '-o', join(dir, 'rust-match-guard'), 'rust-match-guard.rs'], { cwd: PROGRAMS_DIR, timeout: 300_000 });
+    },
+    threads: {
+      'rs-cache': { rules: ['rust.std.mutex'], state: 'blocked' },
+    },
+  },
+  {
     name: 'alloc-wait-zoo',
     tool: 'gcc',
     // glibc's own malloc: the signal handler's malloc waits for the arena lock the loop it
