@@ -498,6 +498,9 @@ export function bareName(name: string): string {
 export function lineCallsCallee(calls: readonly string[], callee: string, v: CompiledVocabulary): boolean | null {
   const target = bareName(callee);
   if (target === '' || callee.startsWith('<') || callee === '??' || /operator|~|lambda|\{/.test(callee)) return null;
+  // Rust's Fn traits: calling a closure or a fn value (`f()`, `(self.hook)(x)`) reaches
+  // `core::ops::function::FnOnce::call_once`, a name the line never writes.
+  if (target === 'call_once' || target === 'call_mut' || target === 'call') return null;
   for (const call of calls) {
     const c = bareName(call);
     if (c === '') continue;

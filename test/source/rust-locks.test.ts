@@ -86,6 +86,12 @@ test('in a closure, a lock the function around it binds is no static; the closur
   assert.equal(a.waits[0]?.global, 'B');
 });
 
+test('a line that calls a closure or fn value (the frame below is FnOnce::call_once) still fits the dump', () => {
+  const a = ask('fnvalue.rs', ['fn f(job: fn()) {', '    let _a = A.lock().unwrap();', '    job(); // WAIT', '}'], 'WAIT', { callee: 'core::ops::function::FnOnce::call_once<fn(), ()>' });
+  assert.equal(a.status, 'read', a.notes.join(' '));
+  assert.deepEqual(held(a), ['A@2']);
+});
+
 test('a frame whose line does not call the function below it marks the file as not matching the dump', () => {
   const a = ask('edited.rs', ['fn f() {', '    let _a = A.lock().unwrap();', '    println!("moved"); // WAIT', '    let _b = B.lock().unwrap();', '}'], 'WAIT');
   assert.equal(a.status, 'mismatch');
