@@ -2,8 +2,8 @@
  * The C, C++ and Rust parsers: web-tree-sitter (tree-sitter compiled to WebAssembly) with the
  * grammars' own wasm builds from npm (tree-sitter-c, tree-sitter-cpp, tree-sitter-rust). No native
  * addon is loaded. Imported only when `--source` is given, and each grammar only when a file needs
- * it (the runtime is ~200 kB of wasm, the C grammar 0.6 MB, the C++ one 3.4 MB, Rust's 1.1 MB). WebAssembly compiles off the main
- * thread, so loading starts at once and runs while the dump is read.
+ * it (the runtime is ~200 kB of wasm, the C grammar 0.6 MB, the C++ one 3.4 MB, Rust's 1.1 MB).
+ * WebAssembly compiles off the main thread, so loading starts at once and runs while the dump is read.
  */
 import { readFile } from 'node:fs';
 import { createRequire } from 'node:module';

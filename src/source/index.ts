@@ -90,10 +90,11 @@ export async function openSourceReader(options: SourceReaderOptions): Promise<So
       if (paths === undefined) {
         wanted.add('cpp');
         wanted.add('rust');
-      }
-      else for (const path of paths) {
-        const match = fresh.map(path);
-        if (match.kind === 'file') wanted.add(languageOf(match.real));
+      } else {
+        for (const path of paths) {
+          const match = fresh.map(path);
+          if (match.kind === 'file') wanted.add(languageOf(match.real));
+        }
       }
       const g = await grammars;
       await Promise.all([...wanted].map((name) => g.language(name)));

@@ -38,9 +38,9 @@ interface Take {
   node: Node;
   lock: SourceLockRef;
   via: string;
-  /** The `let` binding's name, or null when the guard drops at the end of its statement. */
+  /** The `let` binding's name, TEMPORARY for a scrutinee's guard, or null when it drops at the end of its statement. */
   guard: string | null;
-  /** The block the binding lives in (the guard's statement for an unbound one). */
+  /** The block the guard lives in: the `let`'s, the scrutinee's arms or block, or its own statement. */
   scope: Node;
 }
 
