@@ -13,7 +13,14 @@ import { contains } from './tree.js';
 const BLOCK = 'compound_statement';
 const FUNCTIONS: ReadonlySet<string> = new Set(['function_definition', 'lambda_expression']);
 const COMMENTS: ReadonlySet<string> = new Set(['comment']);
-const onEveryWay = (node: Node, fn: Node, row: number): boolean => tree.onEveryWay(node, fn, row, alwaysRuns);
+/** C and C++: a loop's body, a `case`, an `else`, a `catch`, a lambda and a preprocessor branch may not run. */
+const BRANCHING: tree.Branching = new Map<string, readonly string[]>([
+  ...['if_statement', 'while_statement', 'switch_statement', 'conditional_expression'].map((t): [string, string[]] => [t, ['condition']]),
+  ['for_statement', ['initializer', 'condition']],
+  ['for_range_loop', ['right']],
+  ...['case_statement', 'else_clause', 'catch_clause', 'lambda_expression', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif'].map((t): [string, string[]] => [t, []]),
+]);
+const onEveryWay = (node: Node, fn: Node, row: number): boolean => tree.onEveryWay(node, fn, row, BRANCHING);
 const statementOf = (node: Node): Node | null => tree.statementOf(node, BLOCK);
 const enclosingBlock = (node: Node): Node | null => tree.enclosingBlock(node, BLOCK);
 /** The one-line statement around `node` on `row` (comments are nodes of their own: none trail it). */
@@ -240,37 +247,6 @@ function declaratorNames(decl: Node): string[] {
     if (n !== null && n.type === 'identifier') out.push(n.text);
   }
   return out;
-}
-
-/** Whether `child` runs whenever `parent` does. */
-function alwaysRuns(parent: Node, child: Node): boolean {
-  const is = (field: string): boolean => parent.childForFieldName(field)?.id === child.id;
-  switch (parent.type) {
-    case 'if_statement':
-    case 'while_statement':
-    case 'switch_statement':
-    case 'conditional_expression':
-      return is('condition');
-    case 'for_statement':
-      return is('initializer') || is('condition');
-    case 'for_range_loop':
-      return is('right');
-    case 'binary_expression': {
-      const op = parent.childForFieldName('operator')?.type;
-      return op !== '&&' && op !== '||' ? true : is('left');
-    }
-    case 'case_statement':
-    case 'else_clause':
-    case 'catch_clause':
-    case 'lambda_expression':
-    case 'preproc_if':
-    case 'preproc_ifdef':
-    case 'preproc_else':
-    case 'preproc_elif':
-      return false;
-    default:
-      return true;
-  }
 }
 
 /** The lock event of a call, if the vocabulary knows it. */

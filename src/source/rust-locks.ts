@@ -20,7 +20,15 @@ import { contains } from './tree.js';
 const BLOCK = 'block';
 const FUNCTIONS: ReadonlySet<string> = new Set(['function_item', 'closure_expression']);
 const COMMENTS: ReadonlySet<string> = new Set(['line_comment', 'block_comment']);
-const onEveryWay = (node: Node, fn: Node, row: number): boolean => tree.onEveryWay(node, fn, row, alwaysRuns);
+/** Rust: a `match` arm, an `else`, a loop's body and a closure may not run. */
+const BRANCHING: tree.Branching = new Map<string, readonly string[]>([
+  ['if_expression', ['condition']],
+  ['while_expression', ['condition']],
+  ['match_expression', ['value']],
+  ['for_expression', ['value']],
+  ...['loop_expression', 'match_arm', 'else_clause', 'closure_expression'].map((t): [string, string[]] => [t, []]),
+]);
+const onEveryWay = (node: Node, fn: Node, row: number): boolean => tree.onEveryWay(node, fn, row, BRANCHING);
 const statementOf = (node: Node): Node | null => tree.statementOf(node, BLOCK);
 const enclosingBlock = (node: Node): Node | null => tree.enclosingBlock(node, BLOCK);
 const statementText = (node: Node, row: number): string | null => tree.statementText(node, row, BLOCK, COMMENTS);
@@ -246,29 +254,4 @@ function boundNames(fn: Node): Set<string> {
   };
   visit(fn);
   return out;
-}
-
-/** Whether `child` runs whenever `parent` does. */
-function alwaysRuns(parent: Node, child: Node): boolean {
-  const is = (field: string): boolean => parent.childForFieldName(field)?.id === child.id;
-  switch (parent.type) {
-    case 'if_expression':
-    case 'while_expression':
-      return is('condition');
-    case 'match_expression':
-      return is('value');
-    case 'for_expression':
-      return is('value');
-    case 'binary_expression': {
-      const op = parent.childForFieldName('operator')?.type;
-      return op !== '&&' && op !== '||' ? true : is('left');
-    }
-    case 'loop_expression':
-    case 'match_arm':
-    case 'else_clause':
-    case 'closure_expression':
-      return false;
-    default:
-      return true;
-  }
 }

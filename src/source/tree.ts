@@ -23,18 +23,33 @@ export function contains(node: Node, row: number): boolean {
 }
 
 /**
- * Whether the node runs on every way from the function's start to `row`: no branch it is in leaves
- * the line out. `alwaysRuns(parent, child)` says whether `child` runs whenever `parent` does.
+ * A language's branching constructs: by node type, the fields that run whenever the node does
+ * (`if` → its condition), none for a node whose children may not run at all (an `else`, a lambda).
+ * A type not listed runs all its children; `&&` and `||` surely run only their left side.
  */
-export function onEveryWay(node: Node, fn: Node, row: number, alwaysRuns: (parent: Node, child: Node) => boolean): boolean {
+export type Branching = ReadonlyMap<string, readonly string[]>;
+
+/** Whether the node runs on every way from the function's start to `row`: no branch it is in leaves the line out. */
+export function onEveryWay(node: Node, fn: Node, row: number, branching: Branching): boolean {
   let child: Node = node;
   let parent = node.parent;
   while (parent !== null && parent !== fn) {
-    if (!alwaysRuns(parent, child) && !contains(child, row)) return false;
+    if (!alwaysRuns(parent, child, branching) && !contains(child, row)) return false;
     child = parent;
     parent = parent.parent;
   }
   return true;
+}
+
+/** Whether `child` runs whenever `parent` does. */
+function alwaysRuns(parent: Node, child: Node, branching: Branching): boolean {
+  const is = (field: string): boolean => parent.childForFieldName(field)?.id === child.id;
+  if (parent.type === 'binary_expression') {
+    const op = parent.childForFieldName('operator')?.type;
+    return (op !== '&&' && op !== '||') || is('left');
+  }
+  const fields = branching.get(parent.type);
+  return fields === undefined || fields.some(is);
 }
 
 /**
